@@ -1,0 +1,8 @@
+/** Public surface of lib/bundle: the replay bundle v1 format (../shared/spec/bundle-v1.md). */
+export * from "./schema";
+export { canonicalJson, hashContent, hashRequest, sha256Tagged } from "./hash";
+export { validateBundle, formatJsonPath, findCycle } from "./validate";
+export type { ValidationIssue, ValidationResult, ValidationRule } from "./validate";
+export { buildBundle, serializeBundle, BundleValidationError } from "./build";
+export type { BundleDraft, NodeDraft, RecordDraft } from "./build";
+export { parseJsonText, replaceNonFiniteLiterals, JsonTextError } from "./json-text";
