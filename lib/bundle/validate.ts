@@ -12,7 +12,7 @@
  *  6. llm records sit on llm_call/agent_action nodes, tool records on tool_call/tool_result
  */
 import type { z } from "zod";
-import { bundleSchema, type ReplayBundle } from "./schema";
+import { BUNDLE_FORMAT, bundleSchema, type ReplayBundle } from "./schema";
 import { hashContent, hashRequest } from "./hash";
 
 export type ValidationRule =
@@ -76,7 +76,16 @@ function zodIssues(error: z.ZodError): ValidationIssue[] {
 export function validateBundle(input: unknown): ValidationResult {
   const issues: ValidationIssue[] = [];
   const parsed = bundleSchema.safeParse(input);
-  if (!parsed.success) issues.push(...zodIssues(parsed.error));
+  const badFormat = isRec(input) && input.format !== BUNDLE_FORMAT;
+  if (badFormat) {
+    // Rule 1 (format) is reported under its own rule, not as zod's generic literal mismatch.
+    issues.push({
+      path: "$.format",
+      rule: "format",
+      message: `format is ${JSON.stringify(input.format) ?? "missing"}, expected "${BUNDLE_FORMAT}"`,
+    });
+  }
+  if (!parsed.success) issues.push(...zodIssues(parsed.error).filter((i) => !(badFormat && i.path === "$.format")));
   if (isRec(input)) issues.push(...semanticIssues(input));
   else if (parsed.success === false && issues.length === 0)
     issues.push({ path: "$", message: "bundle must be a JSON object", rule: "schema" });
@@ -236,7 +245,7 @@ function semanticIssues(b: Rec): ValidationIssue[] {
       out.push({
         path: `$.records[${i}].seq`,
         rule: "record-seq",
-        seq: r.seq,
+        seq: i,
         message: `records[${i}].seq is ${r.seq}, expected ${i} (sequence must be 0,1,2,... without gaps)`,
       });
     }

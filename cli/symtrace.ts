@@ -1,0 +1,135 @@
+/**
+ * The `symtrace` CLI: `npm run symtrace -- <command>`. Prints JSON on stdout; exit 0 on success,
+ * 1 on invalid input or failure (with a JSON error, never a stack trace), 2 on bad usage.
+ *
+ *   validate <file>
+ *   import <file-or-directory>... [--format auto|bundle|whowhen|mad|otel]
+ *   export <caseId|bundleId|--all> --out <dir>
+ *
+ * The database is DATABASE_URL or the embedded SQLite file (data/symtrace.db); pending
+ * migrations are applied before import and export.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseJsonText, serializeBundle, validateBundle } from "../lib/bundle";
+import { IMPORT_FORMATS, type ImportFormat } from "../lib/importers";
+
+type Out = Record<string, unknown>;
+
+class UsageError extends Error {}
+
+function print(o: Out): void {
+  process.stdout.write(JSON.stringify(o) + "\n");
+}
+
+function flag(args: string[], name: string): string | undefined {
+  const i = args.indexOf(name);
+  if (i < 0) return undefined;
+  const v = args[i + 1];
+  if (!v || v.startsWith("--")) throw new UsageError(`${name} needs a value`);
+  args.splice(i, 2);
+  return v;
+}
+
+/** `validate <file>`: every violation of spec §Validation, with JSON paths. */
+function validate(args: string[]): number {
+  const file = args[0];
+  if (!file) throw new UsageError("usage: symtrace validate <file>");
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    print({ ok: false, errors: [{ path: "$", message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }] });
+    return 1;
+  }
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (e) {
+    print({ ok: false, errors: [{ path: "$", message: `${file} is not JSON: ${(e as Error).message}` }] });
+    return 1;
+  }
+  const res = validateBundle(value);
+  if (!res.ok) {
+    print({ ok: false, errors: res.issues.map(({ path: p, message, nodeId, seq, rule }) => ({ path: p, message, rule, ...(nodeId !== undefined ? { nodeId } : {}), ...(seq !== undefined ? { seq } : {}) })) });
+    return 1;
+  }
+  const b = res.bundle;
+  print({ ok: true, nodes: b.graph.nodes.length, edges: b.graph.edges.length, records: b.records.length });
+  return 0;
+}
+
+async function openMigratedDb() {
+  const { openDb } = await import("../lib/db");
+  const { migrate } = await import("../lib/db/migrate");
+  const handle = openDb();
+  await migrate(handle.url);
+  return handle;
+}
+
+async function importCmd(args: string[]): Promise<number> {
+  const format = (flag(args, "--format") ?? "auto") as ImportFormat;
+  if (!IMPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(", ")}`);
+  if (args.length === 0) throw new UsageError("usage: symtrace import <file-or-directory>... [--format auto|bundle|whowhen|mad|otel]");
+  const { importPaths } = await import("../lib/services/import-files");
+  const { db } = await openMigratedDb();
+  try {
+    const r = await importPaths(db, args, { format });
+    print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, ignored: r.ignored });
+    return r.failed.length > 0 && r.imported + r.skipped + r.replaced === 0 ? 1 : 0;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+async function exportCmd(args: string[]): Promise<number> {
+  const out = flag(args, "--out");
+  if (!out) throw new UsageError("usage: symtrace export <caseId|bundleId|--all> --out <dir>");
+  const all = args.includes("--all");
+  const id = args.find((a) => !a.startsWith("--"));
+  if (!all && !id) throw new UsageError("usage: symtrace export <caseId|bundleId|--all> --out <dir>");
+  const { exportBundle, listCaseIds } = await import("../lib/db");
+  const { db } = await openMigratedDb();
+  try {
+    const targets = all ? await listCaseIds(db) : [{ id: id as string, bundleId: id as string }];
+    mkdirSync(out, { recursive: true });
+    const files: string[] = [];
+    for (const t of targets) {
+      const b = (await exportBundle(db, { caseId: t.id })) ?? (await exportBundle(db, { bundleId: t.bundleId }));
+      if (!b) {
+        print({ ok: false, errors: [{ path: "$", message: `no case with id or bundle id "${t.id}"` }] });
+        return 1;
+      }
+      const file = path.join(out, b.id.replace(/[^A-Za-z0-9._-]+/g, "__") + ".bundle.json");
+      writeFileSync(file, serializeBundle(b));
+      files.push(file);
+    }
+    print({ exported: files.length, files });
+    return 0;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [cmd, ...args] = argv;
+  switch (cmd) {
+    case "validate":
+      return validate(args);
+    case "import":
+      return importCmd(args);
+    case "export":
+      return exportCmd(args);
+    default:
+      throw new UsageError(`unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir>`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    const usage = err instanceof UsageError;
+    print({ ok: false, errors: [{ path: "$", message: err instanceof Error ? err.message : String(err) }] });
+    process.exit(usage ? 2 : 1);
+  },
+);

@@ -1,0 +1,244 @@
+/**
+ * Cases (imported replay bundles): import, list, read, export. All writes of one case happen in
+ * one transaction: a case is stored whole or not at all.
+ */
+import { canonicalJson, sha256Tagged, type ReplayBundle } from "../bundle";
+import type { BundleSource, ImportedCase, ReferenceLabel } from "../importers/types";
+import { providerOfDb, type Db } from "./client";
+import { bundleHeader, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
+
+export type ImportStatus = "imported" | "skipped" | "replaced";
+
+export class CaseConflictError extends Error {
+  constructor(readonly bundleId: string) {
+    super(
+      `bundle id "${bundleId}" is already stored with different content and has annotations or replays; ` +
+        `import it under a new id`,
+    );
+    this.name = "CaseConflictError";
+  }
+}
+
+/** sha256 of the bundle's canonical JSON (RFC 8785): the identity of its content. */
+export function bundleHash(b: ReplayBundle): string {
+  return sha256Tagged(canonicalJson(b));
+}
+
+const CHUNK = 500;
+function chunks<T>(xs: T[], n = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
+  return out;
+}
+
+/**
+ * Store one imported case (idempotent by bundle id).
+ * - same bundle id and same bundleHash: nothing written, status "skipped";
+ * - same id, different content, no annotations/replays yet: replaced in place ("replaced");
+ * - same id, different content, with annotations or replays: CaseConflictError, nothing written.
+ * @returns the case's database id and what happened
+ */
+export async function importCase(
+  db: Db,
+  input: Pick<ImportedCase, "bundle"> & Partial<Pick<ImportedCase, "source" | "referenceLabels">>,
+  opts: { actorId?: string | null } = {},
+): Promise<{ caseId: string; status: ImportStatus }> {
+  const b = input.bundle;
+  const hash = bundleHash(b);
+  const source = (input.source ?? (b as Record<string, unknown>).source ?? null) as BundleSource | null;
+  const labels = (input.referenceLabels ?? (b as Record<string, unknown>).referenceLabels ?? []) as ReferenceLabel[];
+
+  const existing = await db.case.findUnique({
+    where: { bundleId: b.id },
+    select: { id: true, bundleHash: true, _count: { select: { annotations: true, replayRuns: true, assignments: true } } },
+  });
+  if (existing && existing.bundleHash === hash) return { caseId: existing.id, status: "skipped" };
+  if (existing && (existing._count.annotations > 0 || existing._count.replayRuns > 0 || existing._count.assignments > 0)) {
+    throw new CaseConflictError(b.id);
+  }
+
+  const position = new Map(b.order.map((id, i) => [id, i] as const));
+  const agents = new Set(b.graph.nodes.map((n) => n.agent).filter((a): a is string => !!a));
+  const caseData = {
+    bundleId: b.id,
+    format: b.format,
+    bundleHash: hash,
+    headerJson: JSON.stringify(bundleHeader(b)),
+    parentBundleId: b.parent?.bundleId ?? null,
+    sourceDataset: source?.dataset ?? (b.parent ? "replay" : "bundle"),
+    sourceFile: source?.file ?? null,
+    sourceSubset: source?.subset ?? null,
+    traceSha256: source?.traceSha256 ?? null,
+    taskId: b.task.id ?? null,
+    taskPrompt: b.task.prompt,
+    benchmark: b.task.benchmark ?? null,
+    mas: b.config.mas ?? null,
+    model: b.config.model ?? null,
+    outcomePassed: b.outcome?.passed ?? null,
+    nodeCount: b.graph.nodes.length,
+    edgeCount: b.graph.edges.length,
+    recordCount: b.records.length,
+    agentCount: agents.size,
+  };
+
+  const caseId = await db.$transaction(
+    async (tx) => {
+      if (existing) await tx.case.delete({ where: { id: existing.id } });
+      const c = await tx.case.create({ data: caseData, select: { id: true } });
+      for (const part of chunks(b.graph.nodes.map((n, i) => ({ ...nodeToRow(n, i, position.get(n.id) ?? -1), caseId: c.id })))) {
+        await tx.node.createMany({ data: part });
+      }
+      for (const part of chunks(b.graph.edges.map((e, i) => ({ ...edgeToRow(e, i), caseId: c.id })))) {
+        await tx.edge.createMany({ data: part });
+      }
+      for (const part of chunks(b.records.map((r) => ({ ...recordToRow(r), caseId: c.id })), 200)) {
+        await tx.boundaryRecord.createMany({ data: part });
+      }
+      if (labels.length) {
+        await tx.referenceLabel.createMany({
+          data: labels.map((l, idx) => ({
+            caseId: c.id,
+            idx,
+            source: l.source,
+            annotator: l.annotator,
+            nodeId: l.nodeId ?? null,
+            agent: l.agent ?? null,
+            reason: l.reason ?? null,
+            failureModesJson: JSON.stringify(l.failureModes ?? []),
+            extraJson: JSON.stringify(l.extra ?? {}),
+          })),
+        });
+      }
+      await tx.auditEvent.create({
+        data: {
+          actorId: opts.actorId ?? null,
+          action: existing ? "case.replace" : "case.import",
+          entityType: "case",
+          entityId: c.id,
+          caseId: c.id,
+          dataJson: JSON.stringify({ bundleId: b.id, bundleHash: hash, source }),
+        },
+      });
+      return c.id;
+    },
+    { timeout: 120_000, maxWait: 30_000 },
+  );
+  return { caseId, status: existing ? "replaced" : "imported" };
+}
+
+export interface ListCasesOptions {
+  benchmark?: string | null;
+  mas?: string | null;
+  dataset?: string | null;
+  /** Case-insensitive search in the task text and bundle id. */
+  q?: string | null;
+  take?: number;
+  skip?: number;
+}
+
+export const caseSummarySelect = {
+  id: true,
+  bundleId: true,
+  sourceDataset: true,
+  sourceSubset: true,
+  taskPrompt: true,
+  benchmark: true,
+  mas: true,
+  model: true,
+  outcomePassed: true,
+  nodeCount: true,
+  edgeCount: true,
+  recordCount: true,
+  agentCount: true,
+  importedAt: true,
+  _count: { select: { referenceLabels: true } },
+} as const;
+
+/** List cases, newest import last, filtered by benchmark / MAS / source dataset and task text. */
+export async function listCases(db: Db, o: ListCasesOptions = {}) {
+  const q = o.q?.trim();
+  const where = {
+    ...(o.benchmark ? { benchmark: o.benchmark } : {}),
+    ...(o.mas ? { mas: o.mas } : {}),
+    ...(o.dataset ? { sourceDataset: o.dataset } : {}),
+    ...(q
+      ? {
+          OR: [
+            { taskPrompt: { contains: q, ...(isPg(db) ? { mode: "insensitive" as const } : {}) } },
+            { bundleId: { contains: q, ...(isPg(db) ? { mode: "insensitive" as const } : {}) } },
+          ],
+        }
+      : {}),
+  };
+  const [total, cases] = await Promise.all([
+    db.case.count({ where }),
+    db.case.findMany({ where, select: caseSummarySelect, orderBy: [{ sourceDataset: "asc" }, { bundleId: "asc" }], take: o.take ?? 200, skip: o.skip ?? 0 }),
+  ]);
+  return { total, cases };
+}
+
+function isPg(db: Db): boolean {
+  return providerOfDb(db) === "postgresql";
+}
+
+/** Distinct values for the case-list filters. */
+export async function listCaseFacets(db: Db) {
+  const [benchmarks, mas, datasets] = await Promise.all([
+    db.case.findMany({ where: { benchmark: { not: null } }, distinct: ["benchmark"], select: { benchmark: true }, orderBy: { benchmark: "asc" } }),
+    db.case.findMany({ where: { mas: { not: null } }, distinct: ["mas"], select: { mas: true }, orderBy: { mas: "asc" } }),
+    db.case.findMany({ distinct: ["sourceDataset"], select: { sourceDataset: true }, orderBy: { sourceDataset: "asc" } }),
+  ]);
+  return {
+    benchmarks: benchmarks.map((b) => b.benchmark as string),
+    mas: mas.map((m) => m.mas as string),
+    datasets: datasets.map((d) => d.sourceDataset),
+  };
+}
+
+/** A case by its bundle id (the stable id used in links), with nodes in observed order. */
+export async function getCaseByBundleId(db: Db, o: { bundleId: string }) {
+  const c = await db.case.findUnique({
+    where: { bundleId: o.bundleId },
+    include: {
+      nodes: {
+        orderBy: { orderIndex: "asc" },
+        select: { nodeId: true, orderIndex: true, type: true, agent: true, label: true, status: true, contentHash: true },
+      },
+      referenceLabels: { orderBy: { idx: "asc" } },
+    },
+  });
+  if (!c) return null;
+  const header = JSON.parse(c.headerJson) as Pick<ReplayBundle, "task" | "config" | "outcome" | "parent"> & Record<string, unknown>;
+  return {
+    ...c,
+    header,
+    referenceLabels: c.referenceLabels.map((l) => ({
+      ...l,
+      failureModes: JSON.parse(l.failureModesJson) as ReferenceLabel["failureModes"],
+      extra: JSON.parse(l.extraJson) as Record<string, unknown>,
+    })),
+  };
+}
+
+/**
+ * Rebuild the full replay bundle of a case from its rows (exact round trip).
+ * @param o.caseId database id, or o.bundleId
+ * @returns the bundle, or null when no such case
+ */
+export async function exportBundle(db: Db, o: { caseId?: string; bundleId?: string }): Promise<ReplayBundle | null> {
+  const c = await db.case.findUnique({
+    where: o.caseId ? { id: o.caseId } : { bundleId: o.bundleId as string },
+    include: {
+      nodes: { orderBy: { idx: "asc" } },
+      edges: { orderBy: { idx: "asc" } },
+      records: { orderBy: { seq: "asc" } },
+    },
+  });
+  if (!c) return null;
+  return rowsToBundle(c.headerJson, c.nodes, c.nodes, c.edges, c.records);
+}
+
+/** All case ids (for `export --all`). */
+export async function listCaseIds(db: Db): Promise<Array<{ id: string; bundleId: string }>> {
+  return db.case.findMany({ select: { id: true, bundleId: true }, orderBy: { bundleId: "asc" } });
+}

@@ -1,0 +1,4 @@
+/** lib/db: the one Prisma client and plain query functions (server-side only). */
+export { openDb, getDb, providerOfDb, type Db, type DbHandle } from "./client";
+export { resolveDatabaseUrl, providerOf, DEFAULT_DATABASE_URL, type Provider } from "./url";
+export * from "./cases";
