@@ -2,7 +2,7 @@
  * Cases (imported replay bundles): import, list, read, export. All writes of one case happen in
  * one transaction: a case is stored whole or not at all.
  */
-import { canonicalJson, sha256Tagged, type ReplayBundle } from "../bundle";
+import { canonicalJson, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "../bundle";
 import type { BundleSource, ImportedCase, ReferenceLabel } from "../importers/types";
 import { providerOfDb, type Db } from "./client";
 import { bundleHeader, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
@@ -241,4 +241,43 @@ export async function exportBundle(db: Db, o: { caseId?: string; bundleId?: stri
 /** All case ids (for `export --all`). */
 export async function listCaseIds(db: Db): Promise<Array<{ id: string; bundleId: string }>> {
   return db.case.findMany({ select: { id: true, bundleId: true }, orderBy: { bundleId: "asc" } });
+}
+
+/**
+ * One node with its content, whether its contentHash verifies, its boundary records, and its
+ * parents and children in G.
+ * @returns null when the case has no such node
+ */
+export async function getNodeDetail(db: Db, o: { caseId: string; nodeId: string }) {
+  const node = await db.node.findUnique({ where: { caseId_nodeId: { caseId: o.caseId, nodeId: o.nodeId } } });
+  if (!node) return null;
+  const [records, parents, children] = await Promise.all([
+    db.boundaryRecord.findMany({ where: { caseId: o.caseId, nodeId: o.nodeId }, orderBy: { seq: "asc" } }),
+    db.edge.findMany({ where: { caseId: o.caseId, toNodeId: o.nodeId }, orderBy: { idx: "asc" }, select: { fromNodeId: true, kind: true } }),
+    db.edge.findMany({ where: { caseId: o.caseId, fromNodeId: o.nodeId }, orderBy: { idx: "asc" }, select: { toNodeId: true, kind: true } }),
+  ]);
+  const content = JSON.parse(node.contentJson) as unknown;
+  return {
+    nodeId: node.nodeId,
+    orderIndex: node.orderIndex,
+    type: node.type,
+    agent: node.agent,
+    label: node.label,
+    status: node.status,
+    error: node.errorJson ? (JSON.parse(node.errorJson) as unknown) : null,
+    content,
+    contentHash: node.contentHash,
+    hashVerifies: hashContent(content) === node.contentHash,
+    records: records.map((r) => ({
+      seq: r.seq,
+      boundary: r.boundary,
+      request: JSON.parse(r.requestJson) as unknown,
+      requestHash: r.requestHash,
+      requestHashVerifies: hashRequest(JSON.parse(r.requestJson)) === r.requestHash,
+      response: JSON.parse(r.responseJson) as unknown,
+      meta: r.metaJson ? (JSON.parse(r.metaJson) as unknown) : null,
+    })),
+    parents: parents.map((p) => ({ nodeId: p.fromNodeId, kind: p.kind })),
+    children: children.map((c) => ({ nodeId: c.toNodeId, kind: c.kind })),
+  };
 }

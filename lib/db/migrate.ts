@@ -65,16 +65,45 @@ function loadMigrations(provider: Provider): MigrationList {
   };
 }
 
+interface Disposable {
+  dispose(): Promise<void>;
+}
+
+/**
+ * A schema engine on `url`. The engine does not close the driver connections it opens (a SQLite
+ * connection left open keeps a lock), so they are tracked and closed by `engine.free()`.
+ */
 async function engineFor(url: string): Promise<SchemaEngine> {
   const provider = providerOf(url);
-  const adapter =
+  if (provider === "sqlite") mkdirSync(path.dirname(sqliteFilePath(url)), { recursive: true });
+  const base =
     provider === "sqlite"
       ? new PrismaBetterSqlite3({ url: "file:" + sqliteFilePath(url) })
       : new PrismaPg({ connectionString: url });
-  if (provider === "sqlite") mkdirSync(path.dirname(sqliteFilePath(url)), { recursive: true });
-  const factory = bindMigrationAwareSqlAdapterFactory(adapter as never);
+  const opened: Disposable[] = [];
+  const tracking = {
+    provider: base.provider,
+    adapterName: base.adapterName,
+    connect: async () => {
+      const c = await base.connect();
+      opened.push(c);
+      return c;
+    },
+    connectToShadowDb: async () => {
+      const c = await base.connectToShadowDb();
+      opened.push(c);
+      return c;
+    },
+  };
+  const factory = bindMigrationAwareSqlAdapterFactory(tracking as never);
   const quiet = () => {};
-  return SchemaEngine.new({ datamodels: [["schema.prisma", schemaFor(provider)]] }, quiet, factory);
+  const engine = await SchemaEngine.new({ datamodels: [["schema.prisma", schemaFor(provider)]] }, quiet, factory);
+  const free = engine.free.bind(engine);
+  engine.free = () => {
+    free();
+    for (const c of opened.splice(0)) void c.dispose().catch(() => {});
+  };
+  return engine;
 }
 
 /**

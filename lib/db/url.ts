@@ -27,5 +27,5 @@ export function providerOf(url: string): Provider {
 /** Absolute path of a `file:` URL, relative paths resolved against the working directory. */
 export function sqliteFilePath(url: string): string {
   const p = url.replace(/^file:(\/\/)?/i, "").split("?")[0];
-  return path.resolve(process.cwd(), p);
+  return path.resolve(/*turbopackIgnore: true*/ process.cwd(), p);
 }

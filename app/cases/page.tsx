@@ -1,0 +1,26 @@
+import type { Metadata } from "next";
+import { getDb, listCaseFacets, listCases } from "@/lib/db";
+import { CaseFilters } from "@/components/trace/case-filters";
+import { CaseTable } from "@/components/trace/case-table";
+import { caseListQuerySchema } from "@/lib/schemas/cases";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Cases" };
+
+export default async function CasesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const query = caseListQuerySchema.parse(await searchParams);
+  const db = getDb();
+  const [{ total, cases }, facets] = await Promise.all([listCases(db, { ...query, take: 500 }), listCaseFacets(db)]);
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex items-baseline justify-between">
+        <h1 className="text-xl font-semibold">Cases</h1>
+        <p className="text-sm text-slate-600" data-testid="case-count">
+          {total} case{total === 1 ? "" : "s"}
+        </p>
+      </div>
+      <CaseFilters values={query} facets={facets} />
+      <CaseTable cases={cases} />
+    </div>
+  );
+}

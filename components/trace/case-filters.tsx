@@ -1,0 +1,62 @@
+export interface CaseFilterValues {
+  q?: string;
+  benchmark?: string;
+  mas?: string;
+  dataset?: string;
+}
+
+const DATASET_NAMES: Record<string, string> = {
+  bundle: "SymTrace bundle",
+  who_and_when: "Who&When",
+  mad: "MAST / MAD",
+  langfuse: "Langfuse (OTel)",
+  otlp: "OTLP/JSON",
+  replay: "Replay",
+};
+
+export function datasetName(d: string): string {
+  return DATASET_NAMES[d] ?? d;
+}
+
+/** GET form for the case list: works without client JavaScript; values live in the URL. */
+export function CaseFilters({
+  values,
+  facets,
+}: {
+  values: CaseFilterValues;
+  facets: { benchmarks: string[]; mas: string[]; datasets: string[] };
+}) {
+  const select = (name: keyof CaseFilterValues, label: string, options: string[], render: (v: string) => string = (v) => v) => (
+    <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+      {label}
+      <select name={name} defaultValue={values[name] ?? ""} className="rounded border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900">
+        <option value="">All</option>
+        {options.map((o) => (
+          <option key={o} value={o}>
+            {render(o)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <form method="get" action="/cases" role="search" className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
+      <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs font-medium text-slate-600">
+        Search task text or bundle id
+        <input
+          type="search"
+          name="q"
+          defaultValue={values.q ?? ""}
+          placeholder="e.g. relation ID, Stephen King"
+          className="rounded border border-slate-300 px-2 py-1.5 text-sm text-slate-900"
+        />
+      </label>
+      {select("benchmark", "Benchmark", facets.benchmarks)}
+      {select("mas", "MAS", facets.mas)}
+      {select("dataset", "Source dataset", facets.datasets, datasetName)}
+      <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
+        Filter
+      </button>
+    </form>
+  );
+}

@@ -1,0 +1,42 @@
+import nextVitals from "eslint-config-next/core-web-vitals";
+import nextTs from "eslint-config-next/typescript";
+
+const PURE = ["lib/bundle/**", "lib/importers/**", "lib/replay/**", "lib/agreement/**", "lib/symptoms/**", "lib/layout/**"];
+
+const config = [
+  ...nextVitals,
+  ...nextTs,
+  {
+    ignores: ["node_modules/**", ".next/**", "lib/generated/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "e2e-artifacts/**"],
+  },
+  {
+    rules: {
+      // Trace content is untrusted: never render it as HTML.
+      "react/no-danger": "error",
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    // Pure cores stay framework-free (house style: module boundaries).
+    files: PURE,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["react", "react-dom", "next", "next/*", "@prisma/*", "**/generated/**", "**/lib/db", "**/lib/db/**", "../db", "../db/*", "@/lib/db*", "@/components/*", "**/components/**"], message: "pure modules import no React, Next.js, Prisma, lib/db or components" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Only server code reaches the database.
+    files: ["components/**"],
+    rules: {
+      "no-restricted-imports": ["error", { patterns: [{ group: ["@/lib/db", "@/lib/db/*", "**/lib/db", "**/lib/db/*", "@prisma/*"], message: "components receive props or call server actions; only server files import lib/db" }] }],
+    },
+  },
+];
+
+export default config;

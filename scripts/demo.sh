@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# `npm run demo`: the main job on the embedded default. Applies migrations to the SQLite file
+# (data/symtrace.db, or DATABASE_URL), imports the ../shared samples (idempotent), builds the app
+# when the sources changed, and serves it on http://localhost:${PORT:-3000}.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+npm run -s db:migrate
+npm run -s db:seed
+stamp=$(git rev-parse HEAD 2>/dev/null || echo none)-$(git status --porcelain 2>/dev/null | sha256sum | cut -c1-12)
+if [ ! -f .next/BUILD_ID ] || [ "$(cat .next/.symtrace-build 2>/dev/null)" != "$stamp" ]; then
+  npx next build
+  echo "$stamp" > .next/.symtrace-build
+fi
+echo "SymTrace Studio: http://localhost:${PORT:-3000}/cases"
+exec npx next start -p "${PORT:-3000}"
