@@ -8,5 +8,7 @@ export default defineConfig({
     environment: "node",
     testTimeout: 30_000,
     pool: "forks",
+    // The wasm schema engine (migrations in lib/db tests) is an ES module importing a .wasm file.
+    execArgv: ["--experimental-wasm-modules", "--disable-warning=ExperimentalWarning"],
   },
 });

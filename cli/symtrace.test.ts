@@ -1,0 +1,143 @@
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+import { canonicalJson, parseJsonText, sha256Tagged } from "../lib/bundle";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(ROOT, "../shared");
+const BAD = path.join(ROOT, "lib/bundle/fixtures");
+
+function cli(args: string[], dbUrl?: string) {
+  const r = spawnSync(
+    process.execPath,
+    ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", path.join(ROOT, "cli/symtrace.ts"), ...args],
+    { cwd: ROOT, encoding: "utf8", env: { ...process.env, DATABASE_URL: dbUrl ?? "file:" + path.join(tmp(), "cli.db") }, timeout: 120_000 },
+  );
+  let json: Record<string, unknown> | null = null;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = null;
+  }
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr, json };
+}
+
+function tmp(): string {
+  return mkdtempSync(path.join(os.tmpdir(), "symtrace-cli-"));
+}
+
+describe("symtrace validate", () => {
+  test.each([
+    ["gold-c1", 12, 13, 5],
+    ["gold-c2", 16, 18, 7],
+    ["gold-c3", 12, 13, 5],
+    ["gold-c4", 4, 3, 1],
+  ])("accepts %s", (name, nodes, edges, records) => {
+    const r = cli(["validate", path.join(SHARED, `fixtures/bundles/${name}.bundle.json`)]);
+    expect(r.code).toBe(0);
+    expect(r.json).toEqual({ ok: true, nodes, edges, records });
+  });
+
+  test.each([
+    ["cycle", "acyclic", /^\$\.graph\.edges\[\d+\]$/],
+    ["not-linear-extension", "order-linear-extension", /^\$\.graph\.edges\[\d+\]$/],
+    ["wrong-hash", "content-hash", /^\$\.graph\.nodes\[\d+\]\.contentHash$/],
+    ["duplicate-id", "unique-node-id", /^\$\.graph\.nodes\[\d+\]\.id$/],
+    ["unknown-endpoint", "edge-endpoint", /^\$\.graph\.edges\[\d+\]\.(from|to)$/],
+    ["record-seq-gap", "record-seq", /^\$\.records\[1\]\.seq$/],
+  ])("rejects %s with a path naming the fault", (name, rule, pathRe) => {
+    const r = cli(["validate", path.join(BAD, `${name}.bundle.json`)]);
+    expect(r.code).toBe(1);
+    expect(r.json?.ok).toBe(false);
+    const errors = r.json?.errors as Array<{ path: string; message: string; rule: string }>;
+    const hit = errors.find((e) => e.rule === rule);
+    expect(hit?.path).toMatch(pathRe);
+    expect(hit?.message.length).toBeGreaterThan(10);
+  });
+
+  test("truncated JSON: exit 1, a line number, no stack trace", () => {
+    const r = cli(["validate", path.join(BAD, "truncated.bundle.json")]);
+    expect(r.code).toBe(1);
+    const e = (r.json?.errors as Array<{ message: string }>)[0];
+    expect(e.message).toMatch(/not JSON: .*line \d+/);
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test("unreadable file: exit 1 with a clear error, no stack trace", () => {
+    const r = cli(["validate", "/nonexistent/x.json"]);
+    expect(r.code).toBe(1);
+    expect((r.json?.errors as Array<{ message: string }>)[0].message).toMatch(/cannot read \/nonexistent\/x\.json: ENOENT/);
+    expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  test("unknown command: exit 2 with usage", () => {
+    const r = cli(["frobnicate"]);
+    expect(r.code).toBe(2);
+    expect((r.json?.errors as Array<{ message: string }>)[0].message).toMatch(/commands: validate/);
+  });
+});
+
+describe("symtrace import / export", () => {
+  test("imports a folder, reports and skips a bad file, and is idempotent", () => {
+    const dir = tmp();
+    copyFileSync(path.join(SHARED, "fixtures/bundles/gold-c1.bundle.json"), path.join(dir, "a.json"));
+    copyFileSync(path.join(SHARED, "datasets/who_and_when/Algorithm-Generated/1.json"), path.join(dir, "b.json"));
+    copyFileSync(path.join(BAD, "cycle.bundle.json"), path.join(dir, "c-bad.json"));
+    writeFileSync(path.join(dir, "d-notjson.json"), "{ nope");
+    const db = "file:" + path.join(tmp(), "import.db");
+    const r1 = cli(["import", dir], db);
+    expect(r1.code).toBe(0);
+    expect(r1.json).toMatchObject({ imported: 2, skipped: 0 });
+    const failed = r1.json?.failed as Array<{ file: string; errors: Array<{ path: string }> }>;
+    expect(failed.map((f) => path.basename(f.file)).sort()).toEqual(["c-bad.json", "d-notjson.json"]);
+    expect(failed.find((f) => f.file.endsWith("c-bad.json"))?.errors[0].path).toMatch(/^\$\.graph\.edges/);
+    const r2 = cli(["import", dir], db);
+    expect(r2.json).toMatchObject({ imported: 0, skipped: 2 });
+  });
+
+  test("--format forces an importer and rejects unknown formats", () => {
+    const db = "file:" + path.join(tmp(), "fmt.db");
+    const r = cli(["import", path.join(SHARED, "fixtures/bundles/gold-c4.bundle.json"), "--format", "mad"], db);
+    expect(r.code).toBe(1);
+    expect(r.json).toMatchObject({ imported: 0 });
+    expect(cli(["import", "x", "--format", "csv"], db).code).toBe(2);
+  });
+
+  test("every shared sample imports; export --all re-imports to identical hashes", () => {
+    const db1 = "file:" + path.join(tmp(), "all.db");
+    const paths = [
+      path.join(SHARED, "fixtures/bundles"),
+      path.join(SHARED, "datasets/who_and_when"),
+      path.join(SHARED, "datasets/mast_mad/MAD_human_labelled_sample.json"),
+      path.join(SHARED, "datasets/langfuse_framework_traces"),
+    ];
+    const r = cli(["import", ...paths], db1);
+    expect(r.json).toMatchObject({ imported: 27, skipped: 0, failed: [] });
+    const out = tmp();
+    const e = cli(["export", "--all", "--out", out], db1);
+    expect(e.json?.exported).toBe(27);
+    const files = readdirSync(out);
+    expect(files).toHaveLength(27);
+    const db2 = "file:" + path.join(tmp(), "again.db");
+    const r2 = cli(["import", out], db2);
+    expect(r2.json).toMatchObject({ imported: 27, failed: [] });
+    const out2 = tmp();
+    cli(["export", "--all", "--out", out2], db2);
+    for (const f of files) {
+      const a = parseJsonText(readFileSync(path.join(out, f), "utf8"));
+      const b = parseJsonText(readFileSync(path.join(out2, f), "utf8"));
+      expect(sha256Tagged(canonicalJson(b))).toBe(sha256Tagged(canonicalJson(a)));
+    }
+    const gold = parseJsonText(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8"));
+    const exported = parseJsonText(readFileSync(path.join(out, "ag2__webarena_verified_hard_267__attempt_000.bundle.json"), "utf8"));
+    expect(sha256Tagged(canonicalJson(exported))).toBe(sha256Tagged(canonicalJson(gold)));
+  });
+
+  test("export of an unknown id fails clearly", () => {
+    const r = cli(["export", "nope/nope", "--out", tmp()]);
+    expect(r.code).toBe(1);
+    expect((r.json?.errors as Array<{ message: string }>)[0].message).toMatch(/no case with id or bundle id "nope\/nope"/);
+  });
+});
