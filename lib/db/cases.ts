@@ -2,6 +2,7 @@
  * Cases (imported replay bundles): import, list, read, export. All writes of one case happen in
  * one transaction: a case is stored whole or not at all.
  */
+import { randomUUID } from "node:crypto";
 import { canonicalJson, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "../bundle";
 import type { BundleSource, ImportedCase, ReferenceLabel } from "../importers/types";
 import { providerOfDb, type Db } from "./client";
@@ -24,12 +25,42 @@ export function bundleHash(b: ReplayBundle): string {
   return sha256Tagged(canonicalJson(b));
 }
 
+/** Rows per multi-row INSERT (13 node columns x 500 = 6,500 bound values: under SQLite's 32,766 and PostgreSQL's 65,535). */
 const CHUNK = 500;
 function chunks<T>(xs: T[], n = CHUNK): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < xs.length; i += n) out.push(xs.slice(i, i + n));
   return out;
 }
+
+/** Row id for the bulk-inserted tables (their `@default(cuid())` is applied by Prisma, not the database). */
+function newRowId(): string {
+  return "c" + randomUUID().replaceAll("-", "");
+}
+
+type RawTx = Pick<Db, "$executeRawUnsafe">;
+
+/**
+ * Bulk insert through one parameterized multi-row `INSERT` per chunk. Prisma's `createMany` costs
+ * ~0.3 ms of CPU per row (query compiler + argument mapping; `npm run bench`: 1.2 s for the 4,001
+ * nodes of a large trace, vs 0.09 s this way). Table and column names are the constants below,
+ * never input; every value is a bound parameter. Works on SQLite (`?`) and PostgreSQL (`$n`).
+ * Columns not listed must have a database-level default (Prisma-level defaults do not apply).
+ */
+async function insertRows(tx: RawTx, pg: boolean, table: string, cols: readonly string[], rows: Array<Record<string, unknown>>, chunk = CHUNK): Promise<void> {
+  const colList = cols.map((c) => `"${c}"`).join(", ");
+  for (const part of chunks(rows, chunk)) {
+    let n = 0;
+    const tuples = part.map(() => "(" + cols.map(() => (pg ? `$${++n}` : "?")).join(", ") + ")");
+    const args: unknown[] = [];
+    for (const r of part) for (const c of cols) args.push(r[c] ?? null);
+    await tx.$executeRawUnsafe(`INSERT INTO "${table}" (${colList}) VALUES ${tuples.join(", ")}`, ...args);
+  }
+}
+
+const NODE_COLS = ["id", "caseId", "nodeId", "idx", "orderIndex", "type", "agent", "label", "status", "errorJson", "contentJson", "contentHash", "extraJson"] as const;
+const EDGE_COLS = ["id", "caseId", "idx", "fromNodeId", "toNodeId", "kind", "extraJson"] as const;
+const RECORD_COLS = ["id", "caseId", "seq", "nodeId", "boundary", "requestJson", "requestHash", "responseJson", "metaJson", "extraJson"] as const;
 
 /**
  * Store one imported case (idempotent by bundle id).
@@ -85,15 +116,13 @@ export async function importCase(
     async (tx) => {
       if (existing) await tx.case.delete({ where: { id: existing.id } });
       const c = await tx.case.create({ data: caseData, select: { id: true } });
-      for (const part of chunks(b.graph.nodes.map((n, i) => ({ ...nodeToRow(n, i, position.get(n.id) ?? -1), caseId: c.id })))) {
-        await tx.node.createMany({ data: part });
-      }
-      for (const part of chunks(b.graph.edges.map((e, i) => ({ ...edgeToRow(e, i), caseId: c.id })))) {
-        await tx.edge.createMany({ data: part });
-      }
-      for (const part of chunks(b.records.map((r) => ({ ...recordToRow(r), caseId: c.id })), 200)) {
-        await tx.boundaryRecord.createMany({ data: part });
-      }
+      const pg = isPg(db);
+      const nodeRows = b.graph.nodes.map((n, i) => ({ ...nodeToRow(n, i, position.get(n.id) ?? -1), id: newRowId(), caseId: c.id }));
+      await insertRows(tx, pg, "Node", NODE_COLS, nodeRows);
+      const edgeRows = b.graph.edges.map((e, i) => ({ ...edgeToRow(e, i), id: newRowId(), caseId: c.id }));
+      await insertRows(tx, pg, "Edge", EDGE_COLS, edgeRows);
+      const recordRows = b.records.map((r) => ({ ...recordToRow(r), id: newRowId(), caseId: c.id }));
+      await insertRows(tx, pg, "BoundaryRecord", RECORD_COLS, recordRows, 200);
       if (labels.length) {
         await tx.referenceLabel.createMany({
           data: labels.map((l, idx) => ({

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { validateBundle, type ReplayBundle } from "../bundle";
-import { importOtel, isLangfuseTraceExport, isOtlpJson } from "./otel";
+import { importOtel, isLangfuseTraceExport, isOtlpJson, type OtelBundleSource } from "./otel";
 import { normalizeMessages, unflattenIndexed, unwrapJson } from "./otel-spans";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
@@ -12,6 +12,8 @@ const FIXTURES = path.join(import.meta.dirname, "fixtures");
 const read = (p: string) => fs.readFileSync(p, "utf8");
 const sampleFiles = fs.readdirSync(LANGFUSE_DIR).filter((f) => f.endsWith(".trace.json")).sort();
 
+// Node content is arbitrary JSON read back from the bundle; the tests index into it freely.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Content = Record<string, any>;
 const node = (b: ReplayBundle, id: string) => {
   const n = b.graph.nodes.find((x) => x.id === id);
@@ -219,7 +221,7 @@ describe("Langfuse trace exports (every sample file)", () => {
   test.each(sampleFiles)("%s: LLM-as-judge scores stay in source.scores, never labels", (file) => {
     const ex = EXPECTED[file];
     const { source, referenceLabels } = importOne(file);
-    const scores = (source.scores ?? []) as Array<{ name: string; source: string }>;
+    const scores = ((source as OtelBundleSource).scores ?? []) as Array<{ name: string; source: string }>;
     expect(scores.map((s) => s.name)).toEqual(ex.scoreNames);
     expect(scores.every((s) => s.source === "EVAL")).toBe(true);
     expect(referenceLabels.some((l) => ex.scoreNames.includes(String(l.extra.name)))).toBe(false);
@@ -390,6 +392,23 @@ describe("Langfuse quirks (SOURCE.md §Things to handle)", () => {
     expect((bundle as Content).source.notes).toContain("human correction trace.corrections[0] is identical to the trace output");
   });
 
+  test("Langfuse level ERROR maps to status error with statusMessage; a null endTime is instantaneous", () => {
+    const raw = JSON.parse(read(path.join(LANGFUSE_DIR, "microsoft-agent-2025-12-17.trace.json")));
+    const tool = raw.observations.find((o: { id: string }) => o.id === "a2de97aac476c036");
+    tool.level = "ERROR";
+    tool.statusMessage = "TimeoutError: weather service did not answer";
+    tool.endTime = null;
+    const r = importOtel(JSON.stringify(raw), { fileName: "err.json" });
+    expect(r.failures).toEqual([]);
+    const b = r.cases[0].bundle;
+    for (const id of ["tool_call_0002", "tool_result_0003"]) {
+      expect(node(b, id).status).toBe("error");
+      expect(node(b, id).error).toEqual({ type: "error", message: "TimeoutError: weather service did not answer" });
+    }
+    expect(node(b, "llm_call_0001").status ?? null).toBeNull();
+    expect(content(b, "tool_call_0002").durationMs).toBe(0);
+  });
+
   test("a Langfuse score with source ANNOTATION is a human label; EVAL scores are not", () => {
     const raw = JSON.parse(read(path.join(LANGFUSE_DIR, "openai-agents-2025-09-30.trace.json")));
     raw.trace.scores[0].source = "ANNOTATION";
@@ -397,7 +416,7 @@ describe("Langfuse quirks (SOURCE.md §Things to handle)", () => {
     const r = importOtel(JSON.stringify(raw), { fileName: "edited.json" });
     expect(r.cases[0].referenceLabels).toHaveLength(1);
     expect(r.cases[0].referenceLabels[0]).toMatchObject({ annotator: "user_42", extra: { name: "toxicity" } });
-    expect((r.cases[0].source.scores as Array<{ name: string }>).map((s) => s.name)).toEqual(["hallucination"]);
+    expect(((r.cases[0].source as OtelBundleSource).scores as Array<{ name: string }>).map((s) => s.name)).toEqual(["hallucination"]);
   });
 });
 
@@ -492,8 +511,9 @@ describe("OTLP/JSON fixtures", () => {
 });
 
 describe("errors are reported with where and a JSON path, never thrown", () => {
-  const oi = () => JSON.parse(read(path.join(FIXTURES, "otlp-openinference.json")));
-  const spans = (v: any) => v.resourceSpans[0].scopeSpans[0].spans as Array<Record<string, any>>;
+  type OtlpDoc = { resourceSpans: Array<{ scopeSpans: Array<{ spans: Array<Record<string, unknown>> }> }> };
+  const oi = (): OtlpDoc => JSON.parse(read(path.join(FIXTURES, "otlp-openinference.json")));
+  const spans = (v: OtlpDoc) => v.resourceSpans[0].scopeSpans[0].spans;
   const TRACE2 = "3c9e1f0a7b2d4e6f8a1b2c3d4e5f6a7b";
 
   test("a span with a missing parent: its trace is skipped with the path, the other trace imports", () => {
@@ -558,8 +578,16 @@ describe("errors are reported with where and a JSON path, never thrown", () => {
         },
       ],
     });
-    // Trace 1 lost its first generation: the tool is now the first child, so no call id is inferable.
+    // Trace 1 lost its first generation (the one that emitted call_id): one node fewer, and the
+    // tool's call id can no longer be inferred, so only the containment/sequence edges remain.
     expect(r.cases).toHaveLength(2);
+    const b = r.cases[0].bundle;
+    expect(b.graph.nodes.map((n) => n.type)).toEqual(["agent_action", "agent_action", "tool_call", "tool_result", "llm_call", "final_result"]);
+    expect(content(b, "tool_call_0002").tool.callId).toBeNull();
+    expect(b.graph.edges.filter((e) => e.kind === "data").map((e) => `${e.from}->${e.to}`)).toEqual([
+      "tool_call_0002->tool_result_0003",
+      "llm_call_0004->final_result_0005",
+    ]);
   });
 
   test("a child starting before its parent is ordered at the parent's start (kept, with a note)", () => {

@@ -1,0 +1,153 @@
+/**
+ * `npm run bench`: import benchmark (prints figures; not a test, exits 0 unless something errors).
+ *
+ * On a fresh SQLite database in a temp dir it times
+ *   (a) building + validating 536 gold-sized bundles and one 4,001-node bundle in memory,
+ *   (b) importing the 536 bundles (importCase, one transaction each),
+ *   (c) importing the 4,001-node bundle,
+ *   (d) the total import time (b + c),
+ *   (e) re-importing all of them (idempotent skip),
+ * and exporting the 4,001-node bundle (its bundleHash must equal the original's).
+ * Prints an aligned table and one JSON line (`{"bench":"import",...}`) to compare runs.
+ * Goal: total import < 10 s on this machine (2 cores).
+ *
+ * Options (env): BENCH_GOLD=<n> number of gold-sized bundles (default 536),
+ * BENCH_TURNS=<n> turns of the big bundle (default 1000 -> 4,001 nodes), BENCH_KEEP=1 keep the db,
+ * BENCH_WAL=1 switch the bench database to `journal_mode=WAL, synchronous=NORMAL` first (what-if:
+ * openDb does not set these, so the default run measures SQLite's defaults, DELETE journal + FULL sync).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { validateBundle, type ReplayBundle } from "../lib/bundle";
+import { goldSizedBundle, syntheticBundle } from "../lib/bundle/synthetic";
+import { openDb } from "../lib/db/client";
+import { bundleHash, exportBundle, importCase, type ImportStatus } from "../lib/db/cases";
+import { migrate } from "../lib/db/migrate";
+
+const GOAL_MS = 10_000;
+const GOLD = Number(process.env.BENCH_GOLD ?? 536);
+const TURNS = Number(process.env.BENCH_TURNS ?? 1000);
+const WAL = process.env.BENCH_WAL === "1";
+
+async function timed<T>(fn: () => Promise<T> | T): Promise<[T, number]> {
+  const t0 = performance.now();
+  const v = await fn();
+  return [v, performance.now() - t0];
+}
+
+function mustValidate(b: ReplayBundle): ReplayBundle {
+  // syntheticBundle already validated once (buildBundle); validate the serialized form again as
+  // an importer would after reading a file.
+  const res = validateBundle(JSON.parse(JSON.stringify(b)));
+  if (!res.ok) throw new Error(`${b.id}: ${res.issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  return res.bundle;
+}
+
+async function main() {
+  const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-bench-"));
+  const url = `file:${path.join(dir, "bench.db")}`;
+  const [, migrateMs] = await timed(() => migrate(url));
+  const { db } = openDb(url);
+  try {
+    if (WAL) {
+      await db.$queryRawUnsafe("PRAGMA journal_mode=WAL");
+      await db.$executeRawUnsafe("PRAGMA synchronous=NORMAL");
+    }
+    const pragmas = {
+      journal: String(Object.values((await db.$queryRawUnsafe<Array<Record<string, unknown>>>("PRAGMA journal_mode"))[0])[0]),
+      synchronous: String(Object.values((await db.$queryRawUnsafe<Array<Record<string, unknown>>>("PRAGMA synchronous"))[0])[0]),
+    };
+    // (a) build + validate in memory
+    const [golds, buildGoldMs] = await timed(() => Array.from({ length: GOLD }, (_, i) => mustValidate(goldSizedBundle(i))));
+    const [big, buildBigMs] = await timed(() =>
+      mustValidate(syntheticBundle({ id: `bench/big/${TURNS}`, turns: TURNS, taskNode: false, seed: 42 })),
+    );
+
+    const expectAll = (got: ImportStatus[], want: ImportStatus, what: string) => {
+      const bad = got.filter((s) => s !== want);
+      if (bad.length) throw new Error(`${what}: expected all "${want}", got ${bad.length} other (${bad[0]})`);
+    };
+
+    // (b) 536 gold-sized imports, (c) the big one
+    const [goldStatus, importGoldMs] = await timed(async () => {
+      const out: ImportStatus[] = [];
+      for (const b of golds) out.push((await importCase(db, { bundle: b })).status);
+      return out;
+    });
+    expectAll(goldStatus, "imported", "gold-sized import");
+    const [bigRes, importBigMs] = await timed(() => importCase(db, { bundle: big }));
+    expectAll([bigRes.status], "imported", "big import");
+    const totalImportMs = importGoldMs + importBigMs;
+
+    // (e) re-import everything: idempotent skip
+    const [reStatus, reimportMs] = await timed(async () => {
+      const out: ImportStatus[] = [];
+      for (const b of golds) out.push((await importCase(db, { bundle: b })).status);
+      out.push((await importCase(db, { bundle: big })).status);
+      return out;
+    });
+    expectAll(reStatus, "skipped", "re-import");
+
+    // export the big one and compare its bundleHash
+    const [exported, exportBigMs] = await timed(() => exportBundle(db, { caseId: bigRes.caseId }));
+    if (!exported) throw new Error("export of the big bundle returned null");
+    const roundTrip = bundleHash(exported) === bundleHash(big) ? "ok" : "mismatch";
+
+    const [counts] = await timed(async () => ({
+      cases: await db.case.count(),
+      nodes: await db.node.count(),
+      edges: await db.edge.count(),
+      records: await db.boundaryRecord.count(),
+    }));
+
+    const rows: Array<[string, number, string]> = [
+      ["migrate (fresh db)", migrateMs, ""],
+      [`build+validate ${GOLD} gold-sized`, buildGoldMs, `${(buildGoldMs / GOLD).toFixed(2)} ms each`],
+      [`build+validate ${big.graph.nodes.length}-node`, buildBigMs, ""],
+      [`import ${GOLD} gold-sized`, importGoldMs, `${(importGoldMs / GOLD).toFixed(2)} ms each`],
+      [`import ${big.graph.nodes.length}-node`, importBigMs, `${big.graph.nodes.length} nodes, ${big.graph.edges.length} edges, ${big.records.length} records`],
+      ["total import", totalImportMs, totalImportMs < GOAL_MS ? `goal < ${GOAL_MS} ms: met` : `goal < ${GOAL_MS} ms: NOT met`],
+      [`re-import all ${GOLD + 1} (skip)`, reimportMs, `${(reimportMs / (GOLD + 1)).toFixed(2)} ms each`],
+      [`export ${big.graph.nodes.length}-node`, exportBigMs, `bundleHash round trip: ${roundTrip}`],
+    ];
+    const w = Math.max(...rows.map((r) => r[0].length));
+    console.log(
+      `import benchmark (SQLite ${url}, journal_mode=${pragmas.journal}, synchronous=${pragmas.synchronous}, node ${process.version}, ${os.cpus().length} cpus)`,
+    );
+    for (const [name, ms, note] of rows) console.log(`  ${name.padEnd(w)}  ${ms.toFixed(0).padStart(7)} ms  ${note}`);
+    console.log(`  rows: ${counts.cases} cases, ${counts.nodes} nodes, ${counts.edges} edges, ${counts.records} records`);
+    console.log(
+      JSON.stringify({
+        bench: "import",
+        goal_ms: GOAL_MS,
+        total_ms: Math.round(totalImportMs),
+        goal_met: totalImportMs < GOAL_MS,
+        gold_count: GOLD,
+        big_nodes: big.graph.nodes.length,
+        migrate_ms: Math.round(migrateMs),
+        build_gold_ms: Math.round(buildGoldMs),
+        build_big_ms: Math.round(buildBigMs),
+        import_gold_ms: Math.round(importGoldMs),
+        import_big_ms: Math.round(importBigMs),
+        reimport_ms: Math.round(reimportMs),
+        export_big_ms: Math.round(exportBigMs),
+        roundtrip: roundTrip,
+        sqlite_journal: pragmas.journal,
+        sqlite_synchronous: pragmas.synchronous,
+        node: process.version,
+        cpus: os.cpus().length,
+      }),
+    );
+  } finally {
+    await db.$disconnect();
+    if (process.env.BENCH_KEEP === "1") console.error(`bench: kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e) => {
+  console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+  process.exit(1);
+});

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `npm test`: every check, as CI runs it. Installs missing system packages (Chromium,
+# PostgreSQL) from Debian, then: typecheck, lint (zero warnings), migrations vs schema,
+# unit + CLI + SQLite integration tests, PostgreSQL migrations + integration tests,
+# production build, Playwright e2e in Debian's Chromium against the real app and database.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-system-deps.sh
+step() { printf '\n=== %s\n' "$*"; }
+mkdir -p .test-reports e2e-artifacts
+rm -f .test-reports/*.json
+
+step "typecheck"
+npm run -s typecheck
+step "lint"
+npm run -s lint
+step "migrations match prisma/schema.prisma (SQLite and PostgreSQL)"
+npm run -s db:check
+
+step "unit, CLI and SQLite integration tests (vitest)"
+npx vitest run --reporter=default --reporter=json --outputFile.json=.test-reports/vitest.json
+
+step "PostgreSQL: apply migrations, run lib/db integration tests"
+bash scripts/start-postgres.sh symtrace_ci_migrate symtrace_ci_test
+PG=postgresql://symtrace:symtrace@127.0.0.1:${SYMTRACE_PG_PORT:-54329}
+DATABASE_URL=$PG/symtrace_ci_migrate npm run -s db:migrate
+TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db --reporter=default --reporter=json --outputFile.json=.test-reports/vitest-pg.json
+
+step "production build"
+npx next build
+
+step "e2e (Playwright, Debian chromium, real app, real SQLite database)"
+PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json
+
+node -e '
+const fs = require("fs");
+let passed = 0, failed = 0, skipped = 0;
+for (const f of [".test-reports/vitest.json", ".test-reports/vitest-pg.json"]) {
+  const r = JSON.parse(fs.readFileSync(f, "utf8"));
+  passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);
+}
+const p = JSON.parse(fs.readFileSync(".test-reports/playwright.json", "utf8")).stats;
+passed += p.expected; failed += p.unexpected + p.flaky; skipped += p.skipped;
+console.log(`\nall tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
+process.exit(failed ? 1 : 0);
+'
