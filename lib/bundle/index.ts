@@ -6,3 +6,4 @@ export type { ValidationIssue, ValidationResult, ValidationRule } from "./valida
 export { buildBundle, serializeBundle, BundleValidationError } from "./build";
 export type { BundleDraft, NodeDraft, RecordDraft } from "./build";
 export { parseJsonText, replaceNonFiniteLiterals, JsonTextError } from "./json-text";
+export { syntheticBundle, goldSizedBundle } from "./synthetic";

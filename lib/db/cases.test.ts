@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parseJsonText, validateBundle, type ReplayBundle } from "../bundle";
 import { importText } from "../importers";
 import type { DbHandle } from "./client";
-import { bundleHash, CaseConflictError, exportBundle, getCaseByBundleId, getNodeDetail, importCase, listCaseFacets, listCases } from "./cases";
+import { bundleHash, CaseConflictError, exportBundle, getCaseByBundleId, getCaseGraph, getNodeDetail, importCase, listCaseFacets, listCases, searchCaseNodes } from "./cases";
 import { freshTestDb } from "./test-db";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
@@ -31,7 +31,9 @@ describe(`lib/db cases (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite
     expect(c?.nodeCount).toBe(16);
     expect(c?.edgeCount).toBe(18);
     expect(c?.recordCount).toBe(7);
-    expect(c?.nodes.map((n) => n.nodeId)).toEqual(b.order);
+    const g = await getCaseGraph(h.db, { caseId: r.caseId });
+    expect(g.nodes.map((n) => n.id)).toEqual(b.order);
+    expect(g.edges).toEqual(b.graph.edges.map((e) => ({ from: e.from, to: e.to, kind: e.kind })));
     expect(c?.sourceDataset).toBe("bundle");
     expect(c?.header.task.prompt).toBe(b.task.prompt);
     expect(await h.db.auditEvent.count({ where: { caseId: r.caseId, action: "case.import" } })).toBe(1);
@@ -146,5 +148,20 @@ describe(`lib/db cases (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite
     const parents = b.graph.edges.filter((e) => e.to === rec.nodeId).map((e) => e.from);
     expect(d?.parents.map((p) => p.nodeId)).toEqual(parents);
     expect(await getNodeDetail(h.db, { caseId: c!.id, nodeId: "no-such-node" })).toBeNull();
+  });
+
+  test("search inside a trace finds nodes by content, label and agent, case-insensitively", async () => {
+    const b = gold("c2");
+    const c = await getCaseByBundleId(h.db, { bundleId: b.id });
+    const needle = "Stephen King";
+    const expected = b.order.filter((id) => {
+      const n = b.graph.nodes.find((x) => x.id === id)!;
+      const hay = [n.id, n.agent ?? "", n.label ?? "", JSON.stringify(n.content)].join("\n").toLowerCase();
+      return hay.includes(needle.toLowerCase());
+    });
+    expect(expected.length).toBeGreaterThan(0);
+    expect(await searchCaseNodes(h.db, { caseId: c!.id, q: "stephen king" })).toEqual(expected);
+    expect(await searchCaseNodes(h.db, { caseId: c!.id, q: "   " })).toEqual([]);
+    expect(await searchCaseNodes(h.db, { caseId: c!.id, q: "zzz-no-such-text" })).toEqual([]);
   });
 });

@@ -224,17 +224,11 @@ export async function listCaseFacets(db: Db) {
   };
 }
 
-/** A case by its bundle id (the stable id used in links), with nodes in observed order. */
+/** A case by its bundle id (the stable id used in links), with its header and reference labels. */
 export async function getCaseByBundleId(db: Db, o: { bundleId: string }) {
   const c = await db.case.findUnique({
     where: { bundleId: o.bundleId },
-    include: {
-      nodes: {
-        orderBy: { orderIndex: "asc" },
-        select: { nodeId: true, orderIndex: true, type: true, agent: true, label: true, status: true, contentHash: true },
-      },
-      referenceLabels: { orderBy: { idx: "asc" } },
-    },
+    include: { referenceLabels: { orderBy: { idx: "asc" } } },
   });
   if (!c) return null;
   const header = JSON.parse(c.headerJson) as Pick<ReplayBundle, "task" | "config" | "outcome" | "parent"> & Record<string, unknown>;
@@ -309,4 +303,57 @@ export async function getNodeDetail(db: Db, o: { caseId: string; nodeId: string 
     parents: parents.map((p) => ({ nodeId: p.fromNodeId, kind: p.kind })),
     children: children.map((c) => ({ nodeId: c.toNodeId, kind: c.kind })),
   };
+}
+
+/**
+ * The graph of a case without node content, for the inspector: nodes in observed order and
+ * edges in bundle order.
+ */
+export async function getCaseGraph(db: Db, o: { caseId: string }) {
+  const [nodes, edges] = await Promise.all([
+    db.node.findMany({
+      where: { caseId: o.caseId },
+      orderBy: { orderIndex: "asc" },
+      select: { nodeId: true, type: true, agent: true, label: true, status: true, orderIndex: true },
+    }),
+    db.edge.findMany({ where: { caseId: o.caseId }, orderBy: { idx: "asc" }, select: { fromNodeId: true, toNodeId: true, kind: true } }),
+  ]);
+  return {
+    nodes: nodes.map((n) => ({ id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex })),
+    edges: edges.map((e) => ({ from: e.fromNodeId, to: e.toNodeId, kind: e.kind })),
+  };
+}
+
+/**
+ * Text search inside one trace: node ids (in observed order) whose id, agent, label or content
+ * contains `q` (case-insensitive for ASCII on SQLite, fully on PostgreSQL).
+ * @param o.q at least 1 non-blank character; at most `limit` ids (default 5,000)
+ */
+export async function searchCaseNodes(db: Db, o: { caseId: string; q: string; limit?: number }): Promise<string[]> {
+  const q = o.q.trim();
+  if (!q) return [];
+  const mode = isPg(db) ? { mode: "insensitive" as const } : {};
+  const rows = await db.node.findMany({
+    where: {
+      caseId: o.caseId,
+      OR: [
+        { nodeId: { contains: q, ...mode } },
+        { agent: { contains: q, ...mode } },
+        { label: { contains: q, ...mode } },
+        { contentJson: { contains: q, ...mode } },
+        // content is stored as JSON text: also match the JSON-escaped form of the query
+        ...(JSON.stringify(q).slice(1, -1) !== q ? [{ contentJson: { contains: JSON.stringify(q).slice(1, -1), ...mode } }] : []),
+      ],
+    },
+    orderBy: { orderIndex: "asc" },
+    select: { nodeId: true },
+    take: o.limit ?? 5000,
+  });
+  return rows.map((r) => r.nodeId);
+}
+
+/** A case's database id by bundle id, or null. */
+export async function findCaseId(db: Db, o: { bundleId: string }): Promise<string | null> {
+  const c = await db.case.findUnique({ where: { bundleId: o.bundleId }, select: { id: true } });
+  return c?.id ?? null;
 }

@@ -1,0 +1,76 @@
+"use client";
+
+import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
+import { memo } from "react";
+
+export type TraceNodeData = {
+  type: string;
+  agent: string | null;
+  label: string | null;
+  status: string | null;
+  orderIndex: number;
+  isMatch: boolean;
+  agentColor: string;
+};
+export type TraceFlowNode = Node<TraceNodeData, "trace">;
+
+const TYPE_STYLE: Record<string, string> = {
+  agent_action: "border-blue-400 bg-blue-50",
+  llm_call: "border-violet-400 bg-violet-50",
+  tool_call: "border-amber-400 bg-amber-50",
+  tool_result: "border-emerald-400 bg-emerald-50",
+  message: "border-slate-300 bg-white",
+  final_result: "border-rose-500 bg-rose-50",
+};
+const BAD = new Set(["failed", "error", "timeout", "timed_out"]);
+
+/** One event of the graph: type colour, agent stripe, short label, failed/errored mark. */
+export const TraceNode = memo(function TraceNode({ id, data, selected }: NodeProps<TraceFlowNode>) {
+  const bad = data.status ? BAD.has(data.status) : false;
+  return (
+    <div
+      className={`relative h-14 w-60 overflow-hidden rounded-md border-2 px-2 py-1 text-[11px] leading-tight shadow-sm ${TYPE_STYLE[data.type] ?? "border-slate-300 bg-white"} ${
+        selected ? "ring-4 ring-blue-500" : data.isMatch ? "ring-4 ring-amber-400" : ""
+      } ${bad ? "outline-2 outline-offset-2 outline-red-600" : ""}`}
+      data-type={data.type}
+      data-match={data.isMatch || undefined}
+      title={`${id} · ${data.type}${data.agent ? " · " + data.agent : ""}${data.status ? " · " + data.status : ""}`}
+    >
+      <Handle type="target" position={Position.Top} className="!h-1.5 !w-1.5 !border-0 !bg-slate-400" />
+      <span className="absolute inset-y-0 left-0 w-1.5" style={{ background: data.agentColor }} aria-hidden />
+      <div className="flex items-center justify-between gap-1 pl-1">
+        <span className="font-semibold text-slate-700">{data.type}</span>
+        <span className="flex items-center gap-1 text-slate-400">
+          {bad ? <span className="rounded bg-red-600 px-1 text-[10px] font-bold text-white">{data.status}</span> : null}#{data.orderIndex}
+        </span>
+      </div>
+      <div className="truncate pl-1 text-slate-800">{data.label ?? id}</div>
+      <div className="truncate pl-1 font-mono text-[10px] text-slate-400">{id}</div>
+      <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-slate-400" />
+    </div>
+  );
+});
+
+export type LaneNodeData = { agent: string; color: string; height: number; width: number };
+export type LaneFlowNode = Node<LaneNodeData, "lane">;
+
+/** A swimlane: one agent's column behind its nodes. */
+export const LaneNode = memo(function LaneNode({ data }: NodeProps<LaneFlowNode>) {
+  return (
+    <div className="pointer-events-none rounded-lg border border-dashed border-slate-300" style={{ width: data.width, height: data.height, background: data.color + "14" }}>
+      <div className="sticky top-0 px-2 py-1 text-xs font-semibold" style={{ color: data.color }}>
+        {data.agent}
+      </div>
+    </div>
+  );
+});
+
+export const nodeTypes = { trace: TraceNode, lane: LaneNode };
+
+const PALETTE = ["#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#0891b2", "#dc2626", "#4d7c0f", "#9333ea", "#0f766e"];
+
+/** A stable colour per agent. */
+export function agentColor(agent: string | null, agents: string[]): string {
+  const i = agent ? agents.indexOf(agent) : -1;
+  return i < 0 ? "#94a3b8" : PALETTE[i % PALETTE.length];
+}

@@ -1,0 +1,229 @@
+"use client";
+
+import { ReactFlowProvider } from "@xyflow/react";
+import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { caseHref } from "@/lib/case-links";
+import { adjacency, ELK_MAX_NODES, laneLayout, NO_AGENT, type GraphEdgeLite, type GraphNodeLite } from "@/lib/layout";
+import { TraceGraph } from "@/components/graph/trace-graph";
+import { useElkLayout } from "@/components/graph/use-elk-layout";
+import { KeyboardHelp } from "./keyboard-help";
+import { NodePanel } from "./node-panel";
+import { Timeline } from "./timeline";
+
+/**
+ * The trace inspector: event-dependency graph, timeline (observed order) and node detail, with
+ * one shared selection (kept in the URL as ?node=), text search and keyboard navigation.
+ */
+export function Inspector({
+  bundleId,
+  nodes,
+  edges,
+  initialNodeId,
+}: {
+  bundleId: string;
+  nodes: GraphNodeLite[];
+  edges: GraphEdgeLite[];
+  initialNodeId: string | null;
+}) {
+  const caseKey = encodeURIComponent(bundleId);
+  const [selectedId, setSelectedId] = useState<string | null>(initialNodeId ?? nodes[0]?.id ?? null);
+  const [query, setQuery] = useState("");
+  const [matches, setMatches] = useState<string[]>([]);
+  const [searching, setSearching] = useState(false);
+  const [help, setHelp] = useState(false);
+  const [mode, setMode] = useState<"lanes" | "layered">("lanes");
+  const [fitSignal, setFitSignal] = useState(0);
+  const [centreSignal, setCentreSignal] = useState(0);
+  const searchRef = useRef<HTMLInputElement>(null);
+
+  const agents = useMemo(() => [...new Set(nodes.map((n) => n.agent).filter((a): a is string => !!a))], [nodes]);
+  const lanes = useMemo(() => laneLayout(nodes), [nodes]);
+  const canElk = nodes.length <= ELK_MAX_NODES;
+  const elk = useElkLayout(nodes, edges, mode === "layered" && canElk);
+  const layout = mode === "layered" && elk.layout ? elk.layout : lanes;
+  const adj = useMemo(() => adjacency(edges), [edges]);
+  const indexOf = useMemo(() => new Map(nodes.map((n, i) => [n.id, i])), [nodes]);
+  const activeMatches = useMemo(() => (query.trim() ? matches : []), [query, matches]);
+  const matchSet = useMemo(() => new Set(activeMatches), [activeMatches]);
+
+  useEffect(() => {
+    (window as unknown as { __symtraceLayoutMs?: number }).__symtraceLayoutMs = lanes.ms;
+  }, [lanes]);
+
+  const select = useCallback(
+    (id: string) => {
+      setSelectedId(id);
+      window.history.replaceState(window.history.state, "", caseHref(bundleId, id));
+    },
+    [bundleId],
+  );
+
+  // Text search inside the trace (server side: node content can be megabytes).
+  useEffect(() => {
+    const q = query.trim();
+    if (!q) return;
+    const ctl = new AbortController();
+    const t = setTimeout(() => {
+      setSearching(true);
+      fetch(`/api/cases/${caseKey}/search?q=${encodeURIComponent(q)}`, { signal: ctl.signal })
+        .then((r) => r.json() as Promise<{ nodeIds?: string[] }>)
+        .then((r) => setMatches(r.nodeIds ?? []))
+        .catch(() => {})
+        .finally(() => setSearching(false));
+    }, 200);
+    return () => {
+      clearTimeout(t);
+      ctl.abort();
+    };
+  }, [query, caseKey]);
+
+  const step = useCallback(
+    (delta: number) => {
+      const i = selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
+      const next = nodes[Math.min(nodes.length - 1, Math.max(0, i + delta))];
+      if (next) select(next.id);
+    },
+    [selectedId, indexOf, nodes, select],
+  );
+  const walk = useCallback(
+    (dir: "parent" | "child") => {
+      if (!selectedId) return;
+      const idx = (dir === "parent" ? adj.incoming : adj.outgoing).get(selectedId) ?? [];
+      const e = edges[idx[0]];
+      if (e) select(dir === "parent" ? e.from : e.to);
+    },
+    [selectedId, adj, edges, select],
+  );
+  const jumpMatch = useCallback(
+    (delta: number) => {
+      if (activeMatches.length === 0) return;
+      const cur = selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
+      const ordered = activeMatches.map((id) => indexOf.get(id) ?? 0);
+      let target: number;
+      if (delta > 0) target = ordered.find((i) => i > cur) ?? ordered[0];
+      else target = [...ordered].reverse().find((i) => i < cur) ?? ordered[ordered.length - 1];
+      select(nodes[target].id);
+    },
+    [activeMatches, selectedId, indexOf, nodes, select],
+  );
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement | null;
+      const typing = !!el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable);
+      if (e.key === "Escape") {
+        setHelp(false);
+        if (typing) el?.blur();
+        return;
+      }
+      if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
+      const handlers: Record<string, () => void> = {
+        j: () => step(1),
+        ArrowDown: () => step(1),
+        k: () => step(-1),
+        ArrowUp: () => step(-1),
+        p: () => walk("parent"),
+        c: () => walk("child"),
+        "/": () => searchRef.current?.focus(),
+        n: () => jumpMatch(1),
+        N: () => jumpMatch(-1),
+        f: () => setFitSignal((s) => s + 1),
+        ".": () => setCentreSignal((s) => s + 1),
+        "?": () => setHelp((h) => !h),
+      };
+      const h = handlers[e.key];
+      if (h) {
+        e.preventDefault();
+        h();
+      }
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [step, walk, jumpMatch]);
+
+  return (
+    <section className="flex h-[calc(100vh-7rem)] min-h-[32rem] flex-col rounded border border-slate-200 bg-white" aria-label="Trace inspector" data-testid="inspector">
+      <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 text-sm">
+        <label className="flex items-center gap-2">
+          <span className="sr-only">Search in this trace</span>
+          <input
+            ref={searchRef}
+            type="search"
+            value={query}
+            onChange={(e) => setQuery(e.target.value)}
+            onKeyDown={(e) => {
+              if (e.key === "Enter") {
+                e.preventDefault();
+                jumpMatch(e.shiftKey ? -1 : 1);
+              }
+            }}
+            placeholder="Search this trace  ( / )"
+            className="w-64 rounded border border-slate-300 px-2 py-1"
+            aria-label="Search in this trace"
+          />
+        </label>
+        <span className="text-xs text-slate-600" data-testid="match-count" aria-live="polite">
+          {query.trim() ? (searching ? "searching…" : `${activeMatches.length} match${activeMatches.length === 1 ? "" : "es"}`) : ""}
+        </span>
+        {activeMatches.length > 0 ? (
+          <>
+            <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => jumpMatch(-1)} aria-label="Previous match">
+              ↑
+            </button>
+            <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => jumpMatch(1)} aria-label="Next match">
+              ↓
+            </button>
+          </>
+        ) : null}
+        <span className="ml-auto flex items-center gap-2">
+          <label className="flex items-center gap-1 text-xs text-slate-600">
+            Layout
+            <select
+              value={mode}
+              onChange={(e) => setMode(e.target.value as "lanes" | "layered")}
+              className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+              aria-label="Graph layout"
+            >
+              <option value="lanes">Agent lanes (observed order)</option>
+              <option value="layered" disabled={!canElk}>
+                Layered (ELK){canElk ? "" : ` — over ${ELK_MAX_NODES} nodes`}
+              </option>
+            </select>
+          </label>
+          {mode === "layered" && !elk.layout && !elk.error ? <span className="text-xs text-slate-500">laying out…</span> : null}
+          {elk.error ? <span className="text-xs text-red-700">ELK: {elk.error}</span> : null}
+          <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => setFitSignal((s) => s + 1)}>
+            Fit (f)
+          </button>
+          <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => setHelp(true)} aria-label="Keyboard shortcuts">
+            ?
+          </button>
+        </span>
+      </div>
+      <div className="grid min-h-0 flex-1 grid-cols-[20rem_minmax(0,1fr)_26rem]">
+        <div className="min-h-0 border-r border-slate-200">
+          <Timeline nodes={nodes} selectedId={selectedId} matches={matchSet} onSelect={select} />
+        </div>
+        <div className="min-h-0">
+          <ReactFlowProvider>
+            <TraceGraph
+              nodes={nodes}
+              edges={edges}
+              layout={layout}
+              agents={agents.length ? agents : [NO_AGENT]}
+              selectedId={selectedId}
+              matches={matchSet}
+              onSelect={select}
+              fitSignal={fitSignal}
+              centreSignal={centreSignal}
+            />
+          </ReactFlowProvider>
+        </div>
+        <div className="min-h-0 overflow-auto border-l border-slate-200">
+          {selectedId ? <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} /> : <p className="p-4 text-sm text-slate-500">Select a node.</p>}
+        </div>
+      </div>
+      {help ? <KeyboardHelp onClose={() => setHelp(false)} /> : null}
+    </section>
+  );
+}

@@ -1,0 +1,84 @@
+"use client";
+
+import { memo, useState } from "react";
+
+const LONG_STRING = 2_000;
+const MANY_ITEMS = 200;
+
+/**
+ * A foldable JSON tree rendered as text (never HTML). Children are rendered only when expanded,
+ * long strings and long arrays are cut with a "show all" button, so megabyte payloads stay
+ * responsive.
+ * @param expandDepth levels open at first (0 = all collapsed)
+ */
+export function JsonTree({ value, expandDepth = 2, label }: { value: unknown; expandDepth?: number; label?: string }) {
+  return (
+    <div className="font-mono text-xs leading-5" role="tree" aria-label={label ?? "JSON"}>
+      <JsonNode name={null} value={value} depth={0} expandDepth={expandDepth} />
+    </div>
+  );
+}
+
+const JsonNode = memo(function JsonNode({ name, value, depth, expandDepth }: { name: string | null; value: unknown; depth: number; expandDepth: number }) {
+  const isObj = typeof value === "object" && value !== null;
+  const [open, setOpen] = useState(depth < expandDepth);
+  const [all, setAll] = useState(false);
+  const key = name !== null ? <span className="text-slate-500">{name}: </span> : null;
+  if (!isObj) {
+    return (
+      <div role="treeitem" aria-selected={false} className="pl-4">
+        {key}
+        <Primitive value={value} />
+      </div>
+    );
+  }
+  const entries: Array<[string, unknown]> = Array.isArray(value) ? value.map((v, i) => [String(i), v]) : Object.entries(value as Record<string, unknown>);
+  const shown = all ? entries : entries.slice(0, MANY_ITEMS);
+  const summary = Array.isArray(value) ? `[${entries.length}]` : `{${entries.length}}`;
+  return (
+    <div role="treeitem" aria-expanded={open} aria-selected={false} className={depth === 0 ? "" : "pl-4"}>
+      <button type="button" onClick={() => setOpen(!open)} className="text-left hover:bg-slate-100" aria-label={`${open ? "collapse" : "expand"} ${name ?? "root"}`}>
+        <span className="inline-block w-3 text-slate-400">{open ? "▾" : "▸"}</span>
+        {key}
+        <span className="text-slate-400">{summary}</span>
+      </button>
+      {open ? (
+        <div role="group">
+          {shown.map(([k, v]) => (
+            <JsonNode key={k} name={k} value={v} depth={depth + 1} expandDepth={expandDepth} />
+          ))}
+          {shown.length < entries.length ? (
+            <button type="button" className="pl-4 text-blue-700 underline" onClick={() => setAll(true)}>
+              show all {entries.length} items
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+    </div>
+  );
+});
+
+function Primitive({ value }: { value: unknown }) {
+  const [all, setAll] = useState(false);
+  if (typeof value === "string") {
+    const cut = !all && value.length > LONG_STRING;
+    return (
+      <span className="trace-text text-emerald-800">
+        &quot;{cut ? value.slice(0, LONG_STRING) : value}
+        {cut ? (
+          <>
+            …&quot;{" "}
+            <button type="button" className="font-sans text-blue-700 underline" onClick={() => setAll(true)}>
+              show all {value.length.toLocaleString("en")} chars
+            </button>
+          </>
+        ) : (
+          <>&quot;</>
+        )}
+      </span>
+    );
+  }
+  if (typeof value === "number") return <span className="text-blue-800">{String(value)}</span>;
+  if (typeof value === "boolean") return <span className="text-violet-800">{String(value)}</span>;
+  return <span className="text-slate-400">null</span>;
+}

@@ -1,0 +1,94 @@
+"use client";
+
+import { useVirtualizer } from "@tanstack/react-virtual";
+import { memo, useEffect, useRef } from "react";
+import type { GraphNodeLite } from "@/lib/layout";
+import { NODE_TYPE_TONE, Badge } from "@/components/ui/badge";
+
+const ROW = 40;
+const BAD = new Set(["failed", "error", "timeout", "timed_out"]);
+
+/**
+ * The observed order as a virtualized list (thousands of rows): type, agent, short label, status.
+ * Clicking a row selects the node; an outside selection scrolls its row into view.
+ */
+export function Timeline({
+  nodes,
+  selectedId,
+  matches,
+  onSelect,
+}: {
+  nodes: GraphNodeLite[];
+  selectedId: string | null;
+  matches: Set<string>;
+  onSelect: (id: string) => void;
+}) {
+  const parent = useRef<HTMLDivElement>(null);
+  // TanStack Virtual is not React-Compiler-safe; this project does not use the compiler.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const v = useVirtualizer({ count: nodes.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12 });
+  const selectedIndex = selectedId ? nodes.findIndex((n) => n.id === selectedId) : -1;
+  useEffect(() => {
+    if (selectedIndex >= 0) v.scrollToIndex(selectedIndex, { align: "auto" });
+  }, [selectedIndex, v]);
+  return (
+    <div ref={parent} className="h-full overflow-auto" data-testid="timeline" role="listbox" aria-label="Timeline: nodes in observed order">
+      <div style={{ height: v.getTotalSize(), position: "relative" }}>
+        {v.getVirtualItems().map((item) => {
+          const n = nodes[item.index];
+          return (
+            <TimelineRow
+              key={n.id}
+              n={n}
+              top={item.start}
+              isSelected={n.id === selectedId}
+              isMatch={matches.has(n.id)}
+              onSelect={onSelect}
+            />
+          );
+        })}
+      </div>
+    </div>
+  );
+}
+
+const TimelineRow = memo(function TimelineRow({
+  n,
+  top,
+  isSelected,
+  isMatch,
+  onSelect,
+}: {
+  n: GraphNodeLite;
+  top: number;
+  isSelected: boolean;
+  isMatch: boolean;
+  onSelect: (id: string) => void;
+}) {
+  return (
+    <div
+      role="option"
+      aria-selected={isSelected}
+      data-node-id={n.id}
+      data-match={isMatch || undefined}
+      onClick={() => onSelect(n.id)}
+      style={{ position: "absolute", top, left: 0, right: 0, height: ROW }}
+      className={`flex cursor-pointer flex-col justify-center border-b border-slate-100 px-2 text-xs ${
+        isSelected ? "bg-blue-100" : isMatch ? "bg-amber-50" : "hover:bg-slate-50"
+      }`}
+    >
+      <span className="flex items-center gap-1.5">
+        <span className="w-8 text-right tabular-nums text-slate-400">{n.orderIndex}</span>
+        <Badge tone={NODE_TYPE_TONE[n.type] ?? "slate"}>{n.type}</Badge>
+        <span className="truncate text-slate-600" title={n.agent ?? ""}>
+          {n.agent ?? ""}
+        </span>
+        {n.status && BAD.has(n.status) ? <Badge tone="red">{n.status}</Badge> : null}
+        {isMatch ? <span className="ml-auto rounded bg-amber-300 px-1 text-[10px] font-semibold">match</span> : null}
+      </span>
+      <span className="truncate pl-9.5 text-slate-800" title={n.label ?? n.id}>
+        {n.label ?? n.id}
+      </span>
+    </div>
+  );
+});

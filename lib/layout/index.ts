@@ -1,0 +1,5 @@
+/** lib/layout: positions for the event-dependency graph (pure; ELK runs in elk.worker.ts). */
+export * from "./types";
+export { laneLayout, NO_AGENT, type LaneLayoutOptions } from "./lanes";
+export { nodesInView, edgesForNodes, adjacency, visibleRect, centreOn, type Viewport } from "./viewport";
+export { elkInput, elkResult, ELK_MAX_NODES } from "./elk";
