@@ -5,7 +5,7 @@ import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { adjacency, centreOn, edgesForNodes, nodesInView, type GraphEdgeLite, type GraphNodeLite, type LayoutResult, type Viewport } from "@/lib/layout";
 import { OverviewMap } from "./overview-map";
-import { agentColor, nodeTypes, type LaneFlowNode, type TraceFlowNode } from "./trace-node";
+import { agentColor, nodeTypes, type TraceFlowNode } from "./trace-node";
 
 export const MIN_ZOOM = 0.1;
 export const MAX_ZOOM = 2;
@@ -102,16 +102,6 @@ export function TraceGraph({
   const { flowNodes, flowEdges } = useMemo(() => {
     const { edgeIdx, extraNodeIds } = edgesForNodes(visibleIds, edges, adj.outgoing, adj.incoming);
     const ids = [...visibleIds, ...extraNodeIds];
-    const lanes: LaneFlowNode[] = layout.lanes.map((l) => ({
-      id: `lane:${l.agent}`,
-      type: "lane",
-      position: { x: l.x, y: 0 },
-      data: { agent: l.agent, color: colourOf(l.agent === "—" ? null : l.agent), height: layout.height, width: l.width },
-      draggable: false,
-      selectable: false,
-      focusable: false,
-      zIndex: -1,
-    }));
     const traceNodes: TraceFlowNode[] = [];
     for (const id of ids) {
       const n = byId.get(id);
@@ -145,11 +135,11 @@ export function TraceGraph({
         markerEnd: { type: MarkerType.ArrowClosed, color: data ? "#3b82f6" : "#94a3b8", width: 14, height: 14 },
       };
     });
-    return { flowNodes: [...lanes, ...traceNodes] as Node[], flowEdges };
+    return { flowNodes: traceNodes as Node[], flowEdges };
   }, [visibleIds, edges, adj, layout, byId, selectedId, matches, colourOf]);
 
   useEffect(() => {
-    if (flowNodes.length > layout.lanes.length && typeof performance !== "undefined") {
+    if (flowNodes.length > 0 && typeof performance !== "undefined") {
       if (performance.getEntriesByName("symtrace:graph-rendered").length === 0) {
         requestAnimationFrame(() => performance.mark("symtrace:graph-rendered", { detail: { nodes: flowNodes.length, layoutMs: layout.ms } }));
       }
@@ -164,6 +154,25 @@ export function TraceGraph({
 
   return (
     <div ref={box} className="relative h-full w-full" data-testid="trace-graph">
+      {/* Agent swimlanes, drawn behind the graph in screen space (cheap at any trace length). */}
+      {layout.lanes.length > 0 ? (
+        <div className="pointer-events-none absolute inset-0 overflow-hidden" aria-hidden>
+          {layout.lanes.map((l) => {
+            const colour = colourOf(l.agent === "—" ? null : l.agent);
+            return (
+              <div
+                key={l.agent}
+                className="absolute inset-y-0 border-x border-dashed border-slate-200"
+                style={{ left: l.x * viewport.zoom + viewport.x, width: l.width * viewport.zoom, background: colour + "0d" }}
+              >
+                <span className="block truncate border-b border-slate-200 bg-white/90 px-2 py-0.5 text-xs font-semibold" style={{ color: colour }}>
+                  {l.agent}
+                </span>
+              </div>
+            );
+          })}
+        </div>
+      ) : null}
       <ReactFlow
         nodes={flowNodes}
         edges={flowEdges}
@@ -188,19 +197,6 @@ export function TraceGraph({
         <Background gap={24} size={1} color="#e2e8f0" />
         <Controls showInteractive={false} showFitView={false} position="bottom-left" />
       </ReactFlow>
-      {layout.lanes.length > 0 ? (
-        <div className="pointer-events-none absolute inset-x-0 top-0 z-10 h-6 overflow-hidden border-b border-slate-200 bg-white/85" aria-hidden>
-          {layout.lanes.map((l) => (
-            <span
-              key={l.agent}
-              className="absolute top-0.5 truncate text-xs font-semibold"
-              style={{ left: l.x * viewport.zoom + viewport.x, width: l.width * viewport.zoom, color: colourOf(l.agent === "—" ? null : l.agent) }}
-            >
-              {l.agent}
-            </span>
-          ))}
-        </div>
-      ) : null}
       <OverviewMap
         nodes={nodes}
         layout={layout}
@@ -221,8 +217,9 @@ export function TraceGraph({
 function initialViewport(layout: LayoutResult, selectedId: string | null, w: number, h: number): Viewport {
   const p = selectedId ? layout.positions.get(selectedId) : undefined;
   const fit = fitViewport(layout, null, w, h);
-  if (!p) return fit.zoom >= 0.5 ? fit : { x: 20, y: 20, zoom: Math.min(1, Math.max(0.5, w / Math.max(layout.width, 1))) };
-  const zoom = fit.zoom >= 0.5 ? fit.zoom : Math.min(1, Math.max(0.5, w / Math.max(layout.width, 1)));
+  const readable = Math.min(1, Math.max(0.75, w / Math.max(layout.width, 1)));
+  if (!p) return fit.zoom >= 0.6 ? fit : { x: 20, y: 20, zoom: readable };
+  const zoom = fit.zoom >= 0.6 ? fit.zoom : readable;
   return centreOn({ x: p.x + layout.nodeWidth / 2, y: p.y + layout.nodeHeight / 2 }, zoom, w, h);
 }
 

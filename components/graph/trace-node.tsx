@@ -51,21 +51,7 @@ export const TraceNode = memo(function TraceNode({ id, data, selected }: NodePro
   );
 });
 
-export type LaneNodeData = { agent: string; color: string; height: number; width: number };
-export type LaneFlowNode = Node<LaneNodeData, "lane">;
-
-/** A swimlane: one agent's column behind its nodes. */
-export const LaneNode = memo(function LaneNode({ data }: NodeProps<LaneFlowNode>) {
-  return (
-    <div className="pointer-events-none rounded-lg border border-dashed border-slate-300" style={{ width: data.width, height: data.height, background: data.color + "14" }}>
-      <div className="sticky top-0 px-2 py-1 text-xs font-semibold" style={{ color: data.color }}>
-        {data.agent}
-      </div>
-    </div>
-  );
-});
-
-export const nodeTypes = { trace: TraceNode, lane: LaneNode };
+export const nodeTypes = { trace: TraceNode };
 
 const PALETTE = ["#2563eb", "#db2777", "#059669", "#d97706", "#7c3aed", "#0891b2", "#dc2626", "#4d7c0f", "#9333ea", "#0f766e"];
 
