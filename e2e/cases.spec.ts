@@ -13,7 +13,7 @@ test("case list shows the imported samples and filters by source dataset and tas
   await expect(page.getByRole("link", { name: "ag2/webarena_verified_hard_267/attempt_000" })).toBeVisible();
 });
 
-test("a Who&When case shows task, nodes in observed order and its reference label, which links to the labelled node", async ({ page }) => {
+test("a Who&When case shows its task and reference label, which links to the labelled node", async ({ page }) => {
   await page.goto("/cases?dataset=who_and_when");
   await page.getByRole("link", { name: "who_and_when/hand-crafted/6" }).click();
   await expect(page.getByRole("heading", { name: "who_and_when/hand-crafted/6" })).toBeVisible();
@@ -25,10 +25,8 @@ test("a Who&When case shows task, nodes in observed order and its reference labe
   const nodeId = (await nodeLink.textContent())!.trim();
   await nodeLink.click();
   await expect(page).toHaveURL(new RegExp(`node=${nodeId}`));
-  await expect(page.getByTestId("node-detail")).toContainText(nodeId);
-  await expect(page.locator(`[data-node-id="${nodeId}"]`)).toHaveAttribute("aria-current", "true");
-  await expect(page.getByTestId("node-detail")).toContainText("verifies");
-  await page.screenshot({ path: "e2e-artifacts/who-and-when-case.png", fullPage: true });
+  await expect(page.locator(`[data-testid=node-detail][data-node-id="${nodeId}"]`)).toBeVisible();
+  await expect(page.locator(`[role=option][data-node-id="${nodeId}"]`)).toHaveAttribute("aria-selected", "true");
 });
 
 test("a MAD case shows the three annotators' failure modes", async ({ page }) => {
@@ -36,15 +34,6 @@ test("a MAD case shows the three annotators' failure modes", async ({ page }) =>
   await page.getByTestId("case-row").first().getByRole("link").click();
   const labels = page.getByTestId("reference-labels");
   for (const a of ["annotator_1", "annotator_2", "annotator_3"]) await expect(labels.getByRole("columnheader", { name: a })).toBeVisible();
-});
-
-test("a gold bundle opens by deep link with its node selected and walks to a parent", async ({ page }) => {
-  await page.goto(`/cases/${encodeURIComponent("ag2/webarena_verified_hard_267/attempt_000")}?node=tool_result_0002`);
-  const detail = page.getByTestId("node-detail");
-  await expect(detail).toContainText("tool_result_0002");
-  await detail.getByRole("link", { name: "tool_call_0002" }).click();
-  await expect(page).toHaveURL(/node=tool_call_0002/);
-  await expect(page.getByTestId("node-detail")).toContainText("tool_call_0002");
 });
 
 test("trace content with <script> and onerror= markup is shown as text and runs nothing", async ({ page }) => {
@@ -56,13 +45,14 @@ test("trace content with <script> and onerror= markup is shown as text and runs 
   });
   await page.goto(`/cases/${encodeURIComponent(b.id)}?node=tool_result_0000`);
   await expect(page.getByTestId("task-prompt")).toContainText("<script>window.__xss = 1</script>");
-  // Content is shown as pretty JSON text: the markup appears verbatim (quotes JSON-escaped).
-  await expect(page.getByTestId("node-content").last()).toContainText('"observation": "<script>window.__xss = 1</script><img src=x onerror=');
-  await expect(page.getByTestId("node-content").first()).toContainText("onerror=alert(1)");
-  await expect(page.getByTestId("node-list")).toContainText(`label ${HOSTILE_TEXT}`);
+  await expect(page.getByTestId("node-content")).toContainText(HOSTILE_TEXT);
+  await expect(page.getByTestId("node-detail")).toContainText("onerror=alert(1)");
+  await expect(page.getByTestId("timeline")).toContainText(`label ${HOSTILE_TEXT}`);
+  await expect(page.locator('.react-flow__node[data-id="tool_result_0000"]')).toContainText("<script>");
   expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
   expect(await page.locator('img[src="x"]').count()).toBe(0);
   expect(await page.locator("main b").count()).toBe(0);
+  expect(await page.locator("main script").count()).toBe(0);
   expect(dialogs).toBe(0);
 });
 

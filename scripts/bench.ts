@@ -15,6 +15,9 @@
  * BENCH_TURNS=<n> turns of the big bundle (default 1000 -> 4,001 nodes), BENCH_KEEP=1 keep the db,
  * BENCH_WAL=1 switch the bench database to `journal_mode=WAL, synchronous=NORMAL` first (what-if:
  * openDb does not set these, so the default run measures SQLite's defaults, DELETE journal + FULL sync).
+ *
+ * Then the inspector benchmark (scripts/bench-inspector.ts: a 4,001-node case in headless Chromium,
+ * its own temp db and production build); BENCH_INSPECTOR=0 skips it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -25,6 +28,7 @@ import { goldSizedBundle, syntheticBundle } from "../lib/bundle/synthetic";
 import { openDb } from "../lib/db/client";
 import { bundleHash, exportBundle, importCase, type ImportStatus } from "../lib/db/cases";
 import { migrate } from "../lib/db/migrate";
+import { runInspectorBench } from "./bench-inspector";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -147,7 +151,9 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-  process.exit(1);
-});
+main()
+  .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
+  .catch((e) => {
+    console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    process.exit(1);
+  });

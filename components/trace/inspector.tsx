@@ -1,6 +1,7 @@
 "use client";
 
 import { ReactFlowProvider } from "@xyflow/react";
+import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { caseHref } from "@/lib/case-links";
 import { adjacency, ELK_MAX_NODES, laneLayout, NO_AGENT, type GraphEdgeLite, type GraphNodeLite } from "@/lib/layout";
@@ -35,6 +36,14 @@ export function Inspector({
   const [fitSignal, setFitSignal] = useState(0);
   const [centreSignal, setCentreSignal] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
+  // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft
+  // navigation: follow it (adjusting state during render, not in an effect).
+  const urlNode = useSearchParams().get("node");
+  const [lastUrlNode, setLastUrlNode] = useState(urlNode);
+  if (urlNode !== lastUrlNode) {
+    setLastUrlNode(urlNode);
+    if (urlNode && urlNode !== selectedId && nodes.some((n) => n.id === urlNode)) setSelectedId(urlNode);
+  }
 
   const agents = useMemo(() => [...new Set(nodes.map((n) => n.agent).filter((a): a is string => !!a))], [nodes]);
   const lanes = useMemo(() => laneLayout(nodes), [nodes]);

@@ -1,0 +1,95 @@
+import { expect, test, type Page } from "@playwright/test";
+import { syntheticBundle } from "../lib/bundle";
+import { seedBundle } from "./fixtures";
+
+const GOLD = "ag2/webarena_verified_hard_267/attempt_000";
+const goldUrl = (node?: string) => `/cases/${encodeURIComponent(GOLD)}${node ? `?node=${node}` : ""}`;
+
+const graphNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+const row = (page: Page, id: string) => page.locator(`[role=option][data-node-id="${id}"]`);
+const detail = (page: Page, id: string) => page.locator(`[data-testid=node-detail][data-node-id="${id}"]`);
+
+async function expectSelected(page: Page, id: string) {
+  await expect(row(page, id)).toHaveAttribute("aria-selected", "true");
+  await expect(graphNode(page, id)).toHaveClass(/selected/);
+  await expect(detail(page, id)).toBeVisible();
+  await expect(page).toHaveURL(new RegExp(`node=${id}$`));
+}
+
+test("selecting a timeline row selects the node in the graph and the detail panel, and a parent can be walked to", async ({ page }) => {
+  await page.goto(goldUrl());
+  await expect(page.getByTestId("trace-graph").locator(".react-flow__node").first()).toBeVisible();
+  await row(page, "tool_result_0002").click();
+  await expectSelected(page, "tool_result_0002");
+  await expect(detail(page, "tool_result_0002")).toContainText("verifies");
+  await expect(page.getByTestId("node-content")).toContainText("Stephen King");
+  // walk to the parent from the detail panel
+  await detail(page, "tool_result_0002").getByRole("button", { name: /tool_call_0002/ }).click();
+  await expectSelected(page, "tool_call_0002");
+  // and back down with the keyboard (c = first child)
+  await page.keyboard.press("c");
+  await expectSelected(page, "tool_result_0002");
+  await page.screenshot({ path: "e2e-artifacts/inspector-gold-c2.png", fullPage: true });
+});
+
+test("clicking a node in the graph selects it in the timeline", async ({ page }) => {
+  await page.goto(goldUrl("task_0000"));
+  await graphNode(page, "llm_call_0000").click();
+  await expectSelected(page, "llm_call_0000");
+});
+
+test("a deep link opens with the node selected and in view", async ({ page }) => {
+  await page.goto(goldUrl("final_result"));
+  await expectSelected(page, "final_result");
+  const box = await graphNode(page, "final_result").boundingBox();
+  const graph = await page.getByTestId("trace-graph").boundingBox();
+  expect(box && graph).toBeTruthy();
+  expect(box!.y).toBeGreaterThanOrEqual(graph!.y - 1);
+  expect(box!.y + box!.height).toBeLessThanOrEqual(graph!.y + graph!.height + 1);
+});
+
+test("keyboard: j/k walk the observed order, ? lists the keys, / focuses search", async ({ page }) => {
+  await page.goto(goldUrl("task_0000"));
+  await expectSelected(page, "task_0000");
+  await page.keyboard.press("j");
+  await expectSelected(page, "llm_call_0000");
+  await page.keyboard.press("ArrowDown");
+  await expectSelected(page, "agent_action_0000");
+  await page.keyboard.press("k");
+  await expectSelected(page, "llm_call_0000");
+  await page.keyboard.press("?");
+  await expect(page.getByRole("dialog", { name: "Keyboard shortcuts" })).toBeVisible();
+  await page.keyboard.press("Escape");
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  await page.keyboard.press("/");
+  await expect(page.getByLabel("Search in this trace")).toBeFocused();
+});
+
+test("search highlights matching nodes in the timeline and the graph; Enter jumps to a match", async ({ page }) => {
+  await page.goto(goldUrl("task_0000"));
+  await page.getByLabel("Search in this trace").fill("coordinates");
+  await expect(page.getByTestId("match-count")).toHaveText(/^[1-9]\d* match(es)?$/);
+  const n = Number((await page.getByTestId("match-count").textContent())!.split(" ")[0]);
+  await expect(page.locator("[role=option][data-match]")).toHaveCount(n);
+  await expect(page.locator('.react-flow__node [data-match="true"]').first()).toBeVisible();
+  await page.getByLabel("Search in this trace").press("Enter");
+  const selected = await page.locator("[role=option][aria-selected=true]").getAttribute("data-node-id");
+  await expect(row(page, selected!)).toHaveAttribute("data-match", "true");
+});
+
+test("a 4,001-node trace opens, renders only what is in view, and stays usable", async ({ page }) => {
+  const b = await seedBundle((id) => syntheticBundle({ id, turns: 1000, taskNode: false }));
+  expect(b.graph.nodes).toHaveLength(4001);
+  const mid = b.order[2000];
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${mid}`);
+  await expectSelected(page, mid);
+  const rendered = await page.locator(".react-flow__node-trace").count();
+  expect(rendered).toBeGreaterThan(5);
+  expect(rendered).toBeLessThan(400);
+  expect(await page.locator("[role=option]").count()).toBeLessThan(200);
+  await page.keyboard.press("j");
+  await expectSelected(page, b.order[2001]);
+  await page.getByLabel("Search in this trace").fill("error");
+  await expect(page.getByTestId("match-count")).toHaveText(/^[1-9]\d* match(es)?$/);
+  await page.screenshot({ path: "e2e-artifacts/inspector-4001.png" });
+});
