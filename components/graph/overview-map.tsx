@@ -25,8 +25,8 @@ export function OverviewMap({
   matches,
   selectedId,
   onJump,
-  width = 150,
-  height = 220,
+  width = 110,
+  height = 160,
 }: {
   nodes: GraphNodeLite[];
   layout: LayoutResult;
@@ -80,7 +80,7 @@ export function OverviewMap({
       height={height}
       data-testid="overview-map"
       aria-label="Minimap: click to move the view"
-      className="absolute right-2 bottom-2 z-10 cursor-pointer rounded border border-slate-300 bg-white/90 shadow"
+      className="absolute right-2 bottom-2 z-10 cursor-pointer rounded border border-slate-300 bg-white/80 opacity-80 shadow hover:opacity-100"
       onPointerDown={(e) => {
         e.currentTarget.setPointerCapture(e.pointerId);
         jump(e);

@@ -157,20 +157,13 @@ export function TraceGraph({
       {/* Agent swimlanes, drawn behind the graph in screen space (cheap at any trace length). */}
       {layout.lanes.length > 0 ? (
         <div className="pointer-events-none absolute inset-0 overflow-hidden" aria-hidden>
-          {layout.lanes.map((l) => {
-            const colour = colourOf(l.agent === "—" ? null : l.agent);
-            return (
-              <div
-                key={l.agent}
-                className="absolute inset-y-0 border-x border-dashed border-slate-200"
-                style={{ left: l.x * viewport.zoom + viewport.x, width: l.width * viewport.zoom, background: colour + "0d" }}
-              >
-                <span className="block truncate border-b border-slate-200 bg-white/90 px-2 py-0.5 text-xs font-semibold" style={{ color: colour }}>
-                  {l.agent}
-                </span>
-              </div>
-            );
-          })}
+          {layout.lanes.map((l) => (
+            <div
+              key={l.agent}
+              className="absolute inset-y-0 border-x border-dashed border-slate-200"
+              style={{ left: l.x * viewport.zoom + viewport.x, width: l.width * viewport.zoom, background: colourOf(l.agent === "—" ? null : l.agent) + "0d" }}
+            />
+          ))}
         </div>
       ) : null}
       <ReactFlow
@@ -197,6 +190,19 @@ export function TraceGraph({
         <Background gap={24} size={1} color="#e2e8f0" />
         <Controls showInteractive={false} showFitView={false} position="bottom-left" />
       </ReactFlow>
+      {layout.lanes.length > 0 ? (
+        <div className="pointer-events-none absolute inset-x-0 top-0 z-10 h-6 overflow-hidden border-b border-slate-200 bg-white/90" data-testid="lane-headers">
+          {layout.lanes.map((l) => (
+            <span
+              key={l.agent}
+              className="absolute top-0.5 truncate px-2 text-xs font-semibold"
+              style={{ left: l.x * viewport.zoom + viewport.x, width: l.width * viewport.zoom, color: colourOf(l.agent === "—" ? null : l.agent) }}
+            >
+              {l.agent}
+            </span>
+          ))}
+        </div>
+      ) : null}
       <OverviewMap
         nodes={nodes}
         layout={layout}
