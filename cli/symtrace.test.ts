@@ -88,13 +88,16 @@ describe("symtrace import / export", () => {
     writeFileSync(path.join(dir, "d-notjson.json"), "{ nope");
     const db = "file:" + path.join(tmp(), "import.db");
     const r1 = cli(["import", dir], db);
-    expect(r1.code).toBe(0);
+    expect(r1.code).toBe(1); // some files failed; the good ones are still imported
     expect(r1.json).toMatchObject({ imported: 2, skipped: 0 });
     const failed = r1.json?.failed as Array<{ file: string; errors: Array<{ path: string }> }>;
     expect(failed.map((f) => path.basename(f.file)).sort()).toEqual(["c-bad.json", "d-notjson.json"]);
     expect(failed.find((f) => f.file.endsWith("c-bad.json"))?.errors[0].path).toMatch(/^\$\.graph\.edges/);
     const r2 = cli(["import", dir], db);
     expect(r2.json).toMatchObject({ imported: 0, skipped: 2 });
+    const good = cli(["import", path.join(dir, "a.json")], db);
+    expect(good.code).toBe(0);
+    expect(good.json).toMatchObject({ imported: 0, skipped: 1, failed: [] });
   });
 
   test("--format forces an importer and rejects unknown formats", () => {

@@ -6,6 +6,8 @@
  *   import <file-or-directory>... [--format auto|bundle|whowhen|mad|otel]
  *   export <caseId|bundleId|--all> --out <dir>
  *
+ * Exit codes: 0 ok; 1 invalid input or any failed file/record (import still stores the good
+ * ones); 2 bad usage.
  * The database is DATABASE_URL or the embedded SQLite file (data/symtrace.db); pending
  * migrations are applied before import and export.
  */
@@ -17,6 +19,12 @@ import { IMPORT_FORMATS, type ImportFormat } from "../lib/importers";
 type Out = Record<string, unknown>;
 
 class UsageError extends Error {}
+
+const USAGE = [
+  "symtrace validate <file>",
+  "symtrace import <file-or-directory>... [--format auto|bundle|whowhen|mad|otel]",
+  "symtrace export <caseId|bundleId|--all> --out <dir>",
+];
 
 function print(o: Out): void {
   process.stdout.write(JSON.stringify(o) + "\n");
@@ -76,7 +84,8 @@ async function importCmd(args: string[]): Promise<number> {
   try {
     const r = await importPaths(db, args, { format });
     print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, ignored: r.ignored });
-    return r.failed.length > 0 && r.imported + r.skipped + r.replaced === 0 ? 1 : 0;
+    // 1 when any file or record failed (the others are still imported), so scripts notice.
+    return r.failed.length > 0 ? 1 : 0;
   } finally {
     await db.$disconnect();
   }
@@ -114,6 +123,11 @@ async function exportCmd(args: string[]): Promise<number> {
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   switch (cmd) {
+    case "help":
+    case "--help":
+    case "-h":
+      print({ usage: USAGE });
+      return 0;
     case "validate":
       return validate(args);
     case "import":

@@ -9,7 +9,10 @@ export function caseHref(bundleId: string, nodeId?: string | null): string {
   return nodeId ? `${base}?node=${encodeURIComponent(nodeId)}` : base;
 }
 
-/** The bundle id of a `[caseId]` route segment (Next may hand it over still encoded). */
+/**
+ * The bundle id of a `[caseId]` route segment (Next may hand it over still encoded). The case
+ * page is a catch-all, so `/cases/a/b/c` and `/cases/a%2Fb%2Fc` name the same bundle.
+ */
 export function bundleIdFromParam(param: string): string {
   try {
     return param.includes("%") ? decodeURIComponent(param) : param;

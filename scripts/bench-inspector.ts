@@ -72,6 +72,7 @@ interface RunResult {
   layoutMs: number | null;
   rendered: number;
   detailMs: number | null;
+  requestMs: number;
   ttfbMs: number;
   htmlDoneMs: number;
   domInteractiveMs: number;
@@ -316,6 +317,7 @@ async function collectLoad(page: Page) {
       layoutMs: ((window as unknown as { __symtraceLayoutMs?: number }).__symtraceLayoutMs ?? null) as number | null,
       rendered: document.querySelectorAll(".react-flow__node-trace").length,
       detailMs: b.detail,
+      requestMs: nav.requestStart,
       ttfbMs: nav.responseStart,
       htmlDoneMs: nav.responseEnd,
       domInteractiveMs: nav.domInteractive,
@@ -570,6 +572,7 @@ export async function runInspectorBench(): Promise<void> {
         j_step_ms: med(rs.map((r) => r.jStepMs)),
         j_commit_ms: med(rs.map((r) => r.jCommitMs)),
         j_steps: rs[0].jSteps,
+        request_ms: med(rs.map((r) => r.requestMs)),
         ttfb_ms: med(rs.map((r) => r.ttfbMs)),
         html_done_ms: med(rs.map((r) => r.htmlDoneMs)),
         dom_interactive_ms: med(rs.map((r) => r.domInteractiveMs)),
@@ -613,10 +616,10 @@ export async function runInspectorBench(): Promise<void> {
     const line = (cells: string[]) => "  " + cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join("  ");
     console.log(line(head));
     for (const r of rows) console.log(line(r));
-    console.log("  where the time goes (medians): ttfb / html done / domInteractive / DCL ms; html KB (RSC flight KB); JS KB (files); script / layout / style ms; long tasks before paint");
+    console.log("  where the time goes (medians): request sent / ttfb / html done / domInteractive / DCL ms; html KB (RSC flight KB); JS KB (files); script / layout / style ms; long tasks before paint");
     for (const s of summary) {
       console.log(
-        `  ${s.case.padEnd(widths[0])}  ${fmt(s.ttfb_ms)} / ${fmt(s.html_done_ms)} / ${fmt(s.dom_interactive_ms)} / ${fmt(s.dcl_ms)} ms; ` +
+        `  ${s.case.padEnd(widths[0])}  ${fmt(s.request_ms)} / ${fmt(s.ttfb_ms)} / ${fmt(s.html_done_ms)} / ${fmt(s.dom_interactive_ms)} / ${fmt(s.dcl_ms)} ms; ` +
           `html ${fmt(s.html_kb)} KB (flight ${fmt(s.flight_kb)} KB); js ${fmt(s.js_kb)} KB (${fmt(s.js_files)}); ` +
           `script ${fmt(s.script_ms)} / layout ${fmt(s.layout_dur_ms)} / style ${fmt(s.style_ms)} ms; ` +
           `${fmt(s.long_tasks_before_paint)} long tasks = ${fmt(s.long_task_ms_before_paint)} ms (max ${fmt(s.max_long_task_ms)}); heap ${fmt(s.heap_mb, 1)} MB`,

@@ -163,5 +163,15 @@ describe(`lib/db cases (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite
     expect(await searchCaseNodes(h.db, { caseId: c!.id, q: "stephen king" })).toEqual(expected);
     expect(await searchCaseNodes(h.db, { caseId: c!.id, q: "   " })).toEqual([]);
     expect(await searchCaseNodes(h.db, { caseId: c!.id, q: "zzz-no-such-text" })).toEqual([]);
+    // % and _ are literal characters, not LIKE wildcards
+    expect(await searchCaseNodes(h.db, { caseId: c!.id, q: "%" })).toEqual(
+      b.order.filter((id) => JSON.stringify(b.graph.nodes.find((n) => n.id === id)).includes("%")),
+    );
+    const all = await listCases(h.db, {});
+    const pct = await listCases(h.db, { q: "%" });
+    expect(pct.total).toBe(all.cases.filter((x) => x.taskPrompt.includes("%") || x.bundleId.includes("%")).length);
+    const us = await listCases(h.db, { q: "_" });
+    expect(us.total).toBe(all.cases.filter((x) => x.taskPrompt.includes("_") || x.bundleId.includes("_")).length);
+    expect(us.total).toBeLessThan(all.total);
   });
 });

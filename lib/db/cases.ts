@@ -183,22 +183,36 @@ export const caseSummarySelect = {
   _count: { select: { referenceLabels: true } },
 } as const;
 
-/** List cases, newest import last, filtered by benchmark / MAS / source dataset and task text. */
+/**
+ * LIKE treats `%` and `_` as wildcards and Prisma does not escape them on SQLite: search the
+ * database for the longest literal fragment, then keep exact (case-insensitive) substring hits.
+ */
+function literalFragment(q: string): { fragment: string; needsRecheck: boolean } {
+  if (!/[%_\\]/.test(q)) return { fragment: q, needsRecheck: false };
+  const parts = q.split(/[%_\\]+/).filter(Boolean).sort((a, b) => b.length - a.length);
+  return { fragment: parts[0] ?? "", needsRecheck: true };
+}
+
+const includesCi = (hay: string | null | undefined, needle: string) => (hay ?? "").toLowerCase().includes(needle.toLowerCase());
+
+/** List cases, sorted by dataset then bundle id, filtered by benchmark / MAS / source dataset and task text. */
 export async function listCases(db: Db, o: ListCasesOptions = {}) {
   const q = o.q?.trim();
-  const where = {
+  const mode = isPg(db) ? { mode: "insensitive" as const } : {};
+  const lit = q ? literalFragment(q) : null;
+  const base = {
     ...(o.benchmark ? { benchmark: o.benchmark } : {}),
     ...(o.mas ? { mas: o.mas } : {}),
     ...(o.dataset ? { sourceDataset: o.dataset } : {}),
-    ...(q
-      ? {
-          OR: [
-            { taskPrompt: { contains: q, ...(isPg(db) ? { mode: "insensitive" as const } : {}) } },
-            { bundleId: { contains: q, ...(isPg(db) ? { mode: "insensitive" as const } : {}) } },
-          ],
-        }
-      : {}),
   };
+  let where: Record<string, unknown> = {
+    ...base,
+    ...(lit && lit.fragment ? { OR: [{ taskPrompt: { contains: lit.fragment, ...mode } }, { bundleId: { contains: lit.fragment, ...mode } }] } : {}),
+  };
+  if (q && lit?.needsRecheck) {
+    const candidates = await db.case.findMany({ where, select: { id: true, taskPrompt: true, bundleId: true } });
+    where = { id: { in: candidates.filter((c) => includesCi(c.taskPrompt, q) || includesCi(c.bundleId, q)).map((c) => c.id) } };
+  }
   const [total, cases] = await Promise.all([
     db.case.count({ where }),
     db.case.findMany({ where, select: caseSummarySelect, orderBy: [{ sourceDataset: "asc" }, { bundleId: "asc" }], take: o.take ?? 200, skip: o.skip ?? 0 }),
@@ -333,23 +347,28 @@ export async function searchCaseNodes(db: Db, o: { caseId: string; q: string; li
   const q = o.q.trim();
   if (!q) return [];
   const mode = isPg(db) ? { mode: "insensitive" as const } : {};
+  const lit = literalFragment(q);
+  const escaped = JSON.stringify(lit.fragment).slice(1, -1);
   const rows = await db.node.findMany({
     where: {
       caseId: o.caseId,
       OR: [
-        { nodeId: { contains: q, ...mode } },
-        { agent: { contains: q, ...mode } },
-        { label: { contains: q, ...mode } },
-        { contentJson: { contains: q, ...mode } },
+        { nodeId: { contains: lit.fragment, ...mode } },
+        { agent: { contains: lit.fragment, ...mode } },
+        { label: { contains: lit.fragment, ...mode } },
+        { contentJson: { contains: lit.fragment, ...mode } },
         // content is stored as JSON text: also match the JSON-escaped form of the query
-        ...(JSON.stringify(q).slice(1, -1) !== q ? [{ contentJson: { contains: JSON.stringify(q).slice(1, -1), ...mode } }] : []),
+        ...(escaped !== lit.fragment ? [{ contentJson: { contains: escaped, ...mode } }] : []),
       ],
     },
     orderBy: { orderIndex: "asc" },
-    select: { nodeId: true },
+    select: { nodeId: true, agent: true, label: true, contentJson: lit.needsRecheck },
     take: o.limit ?? 5000,
   });
-  return rows.map((r) => r.nodeId);
+  const escapedQ = JSON.stringify(q).slice(1, -1);
+  return rows
+    .filter((r) => !lit.needsRecheck || [r.nodeId, r.agent, r.label, r.contentJson].some((h) => includesCi(h as string | null, q) || includesCi(h as string | null, escapedQ)))
+    .map((r) => r.nodeId);
 }
 
 /** A case's database id by bundle id, or null. */

@@ -9,14 +9,14 @@ import { ReferenceLabels } from "@/components/trace/reference-labels";
 
 export const dynamic = "force-dynamic";
 
-type Params = Promise<{ caseId: string }>;
+type Params = Promise<{ caseId: string[] }>;
 
 export async function generateMetadata({ params }: { params: Params }): Promise<Metadata> {
-  return { title: bundleIdFromParam((await params).caseId) };
+  return { title: bundleIdFromParam((await params).caseId.join("/")) };
 }
 
 export default async function CasePage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  const bundleId = bundleIdFromParam((await params).caseId);
+  const bundleId = bundleIdFromParam((await params).caseId.join("/"));
   const { node: requested } = casePageQuerySchema.parse(await searchParams);
   const db = getDb();
   const c = await getCaseByBundleId(db, { bundleId });
