@@ -1,5 +1,10 @@
 import { redirect } from "next/navigation";
+import { requireViewer } from "@/lib/session";
 
-export default function Home() {
-  redirect("/cases");
+export const dynamic = "force-dynamic";
+
+/** Home: annotators and adjudicators land on their queue, everyone else on the case list. */
+export default async function Home() {
+  const v = await requireViewer();
+  redirect(v.roles.some((r) => r === "annotator" || r === "adjudicator") && !v.roles.includes("admin") ? "/queue" : "/cases");
 }

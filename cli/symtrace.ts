@@ -5,6 +5,10 @@
  *   validate <file>
  *   import <file-or-directory>... [--format auto|bundle|whowhen|mad|otel]
  *   export <caseId|bundleId|--all> --out <dir>
+ *   user add <email> --role <role>[,<role>...] [--password <pw>] [--name <name>]
+ *   user list
+ *   annotations import <file>
+ *   annotations export --out <file> [--case <bundleId>] [--submitted-only]
  *
  * Exit codes: 0 ok; 1 invalid input or any failed file/record (import still stores the good
  * ones); 2 bad usage.
@@ -24,6 +28,10 @@ const USAGE = [
   "symtrace validate <file>",
   "symtrace import <file-or-directory>... [--format auto|bundle|whowhen|mad|otel]",
   "symtrace export <caseId|bundleId|--all> --out <dir>",
+  "symtrace user add <email> --role <role>[,<role>...] [--password <pw>] [--name <name>]   (roles: admin, annotator, adjudicator, researcher)",
+  "symtrace user list",
+  "symtrace annotations import <file>   (symtrace.annotations/v1; cases by bundle id, which must be imported first)",
+  "symtrace annotations export --out <file> [--case <bundleId>] [--submitted-only]",
 ];
 
 function print(o: Out): void {
@@ -120,6 +128,125 @@ async function exportCmd(args: string[]): Promise<number> {
   }
 }
 
+/** Read and parse a JSON file; on failure print `{ok:false, errors}` and return null. */
+function readJsonFile(file: string): { value: unknown } | null {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    print({ ok: false, errors: [{ path: "$", message: `cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }] });
+    return null;
+  }
+  try {
+    return { value: parseJsonText(text) };
+  } catch (e) {
+    print({ ok: false, errors: [{ path: "$", message: `${file} is not JSON: ${(e as Error).message}` }] });
+    return null;
+  }
+}
+
+/** `user add <email> --role r[,r...] [--password pw] [--name n]` and `user list`. */
+async function userCmd(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === "list") {
+    if (rest.length) throw new UsageError("usage: symtrace user list");
+    const { listUsers } = await import("../lib/db");
+    const { db } = await openMigratedDb();
+    try {
+      const users = await listUsers(db);
+      print({ users: users.map((u) => ({ id: u.id, email: u.email, name: u.name, roles: u.roles })) });
+      return 0;
+    } finally {
+      await db.$disconnect();
+    }
+  }
+  if (sub !== "add") throw new UsageError(`unknown user command "${sub ?? ""}"; usage: ${USAGE[3]} | ${USAGE[4]}`);
+  const role = flag(rest, "--role");
+  const password = flag(rest, "--password");
+  const name = flag(rest, "--name");
+  const unknown = rest.filter((a) => a.startsWith("--"));
+  if (unknown.length) throw new UsageError(`unknown option ${unknown[0]}; usage: ${USAGE[3]}`);
+  if (rest.length !== 1) throw new UsageError(`usage: ${USAGE[3]}`);
+  if (!role) {
+    print({ ok: false, errors: [{ path: "--role", message: "--role is required: one or more of admin, annotator, adjudicator, researcher (comma-separated)" }] });
+    return 1;
+  }
+  const { upsertUser, UserInputError } = await import("../lib/db");
+  const { db } = await openMigratedDb();
+  try {
+    const r = await upsertUser(db, { email: rest[0], roles: role.split(",").map((s) => s.trim()).filter(Boolean), password: password ?? null, name });
+    print({ ok: true, user: { id: r.id, email: r.email, roles: r.roles }, status: r.status });
+    return 0;
+  } catch (e) {
+    if (e instanceof UserInputError) {
+      const p = e.field === "email" ? "<email>" : `--${e.field}`;
+      print({ ok: false, errors: [{ path: p, message: e.message }] });
+      return 1;
+    }
+    throw e;
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** `annotations import <file>` and `annotations export --out <file> [--case <bundleId>] [--submitted-only]`. */
+async function annotationsCmd(args: string[]): Promise<number> {
+  const [sub, ...rest] = args;
+  if (sub === "import") {
+    const unknown = rest.filter((a) => a.startsWith("--"));
+    if (unknown.length) throw new UsageError(`unknown option ${unknown[0]}; usage: ${USAGE[5]}`);
+    if (rest.length !== 1) throw new UsageError(`usage: ${USAGE[5]}`);
+    const file = rest[0];
+    const parsed = readJsonFile(file);
+    if (!parsed) return 1;
+    const { importAnnotationsFile, AnnotationsFileError } = await import("../lib/db");
+    const { db } = await openMigratedDb();
+    try {
+      const r = await importAnnotationsFile(db, parsed.value, { source: path.basename(file) });
+      print({ imported: r.imported, updated: r.updated, skipped: r.skipped, failed: r.failed, accountsCreated: r.accountsCreated });
+      return r.failed.length > 0 ? 1 : 0;
+    } catch (e) {
+      if (e instanceof AnnotationsFileError) {
+        print({ ok: false, errors: e.errors });
+        return 1;
+      }
+      throw e;
+    } finally {
+      await db.$disconnect();
+    }
+  }
+  if (sub === "export") {
+    const out = flag(rest, "--out");
+    const bundleId = flag(rest, "--case");
+    const i = rest.indexOf("--submitted-only");
+    const submittedOnly = i >= 0;
+    if (submittedOnly) rest.splice(i, 1);
+    if (rest.length) throw new UsageError(`unexpected ${rest[0]}; usage: ${USAGE[6]}`);
+    if (!out) throw new UsageError(`usage: ${USAGE[6]}`);
+    const { exportAnnotations, WorkflowError } = await import("../lib/db");
+    const { db } = await openMigratedDb();
+    try {
+      const f = await exportAnnotations(db, { bundleId, submittedOnly });
+      mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
+      writeFileSync(out, JSON.stringify(f, null, 2) + "\n");
+      print({
+        exported: { cases: f.cases.length, initial: f.cases.reduce((n, c) => n + c.initial.length, 0), final: f.cases.filter((c) => c.final).length },
+        file: out,
+      });
+      return 0;
+    } catch (e) {
+      if (e instanceof WorkflowError) {
+        print({ ok: false, errors: [{ path: "--case", message: e.message }] });
+        return 1;
+      }
+      throw e;
+    } finally {
+      await db.$disconnect();
+    }
+  }
+  throw new UsageError(`unknown annotations command "${sub ?? ""}"; usage: ${USAGE[5]} | ${USAGE[6]}`);
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   switch (cmd) {
@@ -134,8 +261,14 @@ async function main(argv: string[]): Promise<number> {
       return importCmd(args);
     case "export":
       return exportCmd(args);
+    case "user":
+      return userCmd(args);
+    case "annotations":
+      return annotationsCmd(args);
     default:
-      throw new UsageError(`unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir>`);
+      throw new UsageError(
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export`,
+      );
   }
 }
 

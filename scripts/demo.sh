@@ -11,5 +11,14 @@ if [ ! -f .next/BUILD_ID ] || [ "$(cat .next/.symtrace-build 2>/dev/null)" != "$
   npx next build
   echo "$stamp" > .next/.symtrace-build
 fi
-echo "SymTrace Studio: http://localhost:${PORT:-3000}/cases"
+cat <<MSG
+
+SymTrace Studio: http://localhost:${PORT:-3000}/
+Demo accounts (password: symtrace-demo):
+  admin@symtrace.local        admin, researcher
+  annotator1@symtrace.local   annotator   (annotator2@, annotator3@ likewise)
+  adjudicator@symtrace.local  adjudicator
+  researcher@symtrace.local   researcher
+The four gold cases are assigned to the three annotators and the adjudicator.
+MSG
 exec npx next start -p "${PORT:-3000}"

@@ -3,12 +3,16 @@ import { getDb, listCaseFacets, listCases } from "@/lib/db";
 import { CaseFilters } from "@/components/trace/case-filters";
 import { CaseTable } from "@/components/trace/case-table";
 import { caseListQuerySchema } from "@/lib/schemas/cases";
+import { requireViewer } from "@/lib/session";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Cases" };
 
 export default async function CasesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const viewer = await requireViewer();
   const query = caseListQuerySchema.parse(await searchParams);
+  // Reference labels are hidden from annotators (blindness): not even their count.
+  const showLabels = viewer.roles.some((r) => r === "admin" || r === "researcher" || r === "adjudicator");
   const db = getDb();
   const [{ total, cases }, facets] = await Promise.all([listCases(db, { ...query, take: 500 }), listCaseFacets(db)]);
   return (
@@ -20,7 +24,7 @@ export default async function CasesPage({ searchParams }: { searchParams: Promis
         </p>
       </div>
       <CaseFilters values={query} facets={facets} />
-      <CaseTable cases={cases} />
+      <CaseTable cases={cases} showLabels={showLabels} />
     </div>
   );
 }

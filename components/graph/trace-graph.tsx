@@ -25,6 +25,7 @@ export function TraceGraph({
   onSelect,
   fitSignal,
   centreSignal,
+  marks,
 }: {
   nodes: GraphNodeLite[];
   edges: GraphEdgeLite[];
@@ -37,6 +38,8 @@ export function TraceGraph({
   fitSignal: number;
   /** Increment to centre the selected node. */
   centreSignal: number;
+  /** Badges per node id (e.g. annotators who chose it). */
+  marks?: Map<string, string[]>;
 }) {
   const rf = useReactFlow();
   const box = useRef<HTMLDivElement>(null);
@@ -115,7 +118,7 @@ export function TraceGraph({
         height: layout.nodeHeight,
         selected: id === selectedId,
         draggable: false,
-        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent) },
+        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent), marks: marks?.get(id) },
       });
     }
     const flowEdges: Edge[] = edgeIdx.map((i) => {
@@ -136,7 +139,7 @@ export function TraceGraph({
       };
     });
     return { flowNodes: traceNodes as Node[], flowEdges };
-  }, [visibleIds, edges, adj, layout, byId, selectedId, matches, colourOf]);
+  }, [visibleIds, edges, adj, layout, byId, selectedId, matches, colourOf, marks]);
 
   useEffect(() => {
     if (flowNodes.length > 0 && typeof performance !== "undefined") {

@@ -11,6 +11,7 @@ export type TraceNodeData = {
   orderIndex: number;
   isMatch: boolean;
   agentColor: string;
+  marks?: string[];
 };
 export type TraceFlowNode = Node<TraceNodeData, "trace">;
 
@@ -45,7 +46,14 @@ export const TraceNode = memo(function TraceNode({ id, data, selected }: NodePro
         </span>
       </div>
       <div className="truncate pl-1 text-slate-800">{data.label ?? id}</div>
-      <div className="truncate pl-1 font-mono text-[10px] text-slate-400">{id}</div>
+      <div className="flex items-center gap-1 truncate pl-1 font-mono text-[10px] text-slate-400">
+        {data.marks?.map((m) => (
+          <span key={m} className="rounded bg-indigo-600 px-1 font-sans font-semibold text-white" data-mark={m}>
+            {m}
+          </span>
+        ))}
+        {id}
+      </div>
       <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-slate-400" />
     </div>
   );

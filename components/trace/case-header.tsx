@@ -19,7 +19,7 @@ export interface CaseHeaderView {
 }
 
 /** Case title, task (never the evaluator's reference answer), outcome and provenance. */
-export function CaseHeader({ c }: { c: CaseHeaderView }) {
+export function CaseHeader({ c, finalized = false }: { c: CaseHeaderView; finalized?: boolean }) {
   const notes = ((c.header.source as { notes?: unknown } | undefined)?.notes ?? []) as unknown[];
   const facts: Array<[string, React.ReactNode]> = [
     ["Source", `${datasetName(c.sourceDataset)}${c.sourceSubset ? ` · ${c.sourceSubset}` : ""}`],
@@ -37,6 +37,11 @@ export function CaseHeader({ c }: { c: CaseHeaderView }) {
           {c.bundleId}
         </h1>
         <OutcomeBadge passed={c.outcomePassed} />
+        {finalized ? (
+          <Badge tone="violet">
+            <span data-testid="finalized-badge">finalized</span>
+          </Badge>
+        ) : null}
         {c.parentBundleId ? <Badge tone="blue">replay of {c.parentBundleId}</Badge> : null}
       </div>
       <dl className="grid grid-cols-1 gap-x-6 gap-y-1 text-sm sm:grid-cols-2 lg:grid-cols-4">

@@ -23,7 +23,7 @@ function snippet(s: string, n = 140): string {
 }
 
 /** The case list (all content rendered as text). */
-export function CaseTable({ cases }: { cases: CaseRow[] }) {
+export function CaseTable({ cases, showLabels = true }: { cases: CaseRow[]; showLabels?: boolean }) {
   if (cases.length === 0) {
     return <p className="rounded border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">No case matches these filters.</p>;
   }
@@ -40,7 +40,7 @@ export function CaseTable({ cases }: { cases: CaseRow[] }) {
             <th className="px-3 py-2">Outcome</th>
             <th className="px-3 py-2 text-right">Nodes</th>
             <th className="px-3 py-2 text-right">Agents</th>
-            <th className="px-3 py-2">Labels</th>
+            {showLabels ? <th className="px-3 py-2">Labels</th> : null}
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
@@ -65,7 +65,7 @@ export function CaseTable({ cases }: { cases: CaseRow[] }) {
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{c.nodeCount}</td>
               <td className="px-3 py-2 text-right tabular-nums">{c.agentCount}</td>
-              <td className="px-3 py-2">{c._count.referenceLabels > 0 ? <Badge tone="violet">{c._count.referenceLabels} reference</Badge> : null}</td>
+              {showLabels ? <td className="px-3 py-2">{c._count.referenceLabels > 0 ? <Badge tone="violet">{c._count.referenceLabels} reference</Badge> : null}</td> : null}
             </tr>
           ))}
         </tbody>

@@ -15,16 +15,31 @@ import { Timeline } from "./timeline";
  * The trace inspector: event-dependency graph, timeline (observed order) and node detail, with
  * one shared selection (kept in the URL as ?node=), text search and keyboard navigation.
  */
+export interface SideTab {
+  id: string;
+  label: string;
+  render: (ctx: { selectedId: string | null; selectedNode: GraphNodeLite | null; select: (id: string) => void }) => React.ReactNode;
+}
+
 export function Inspector({
   bundleId,
   nodes,
   edges,
   initialNodeId,
+  sideTabs = [],
+  marks,
+  onQuote,
 }: {
   bundleId: string;
   nodes: GraphNodeLite[];
   edges: GraphEdgeLite[];
   initialNodeId: string | null;
+  /** Extra tabs beside "Node" in the right panel (annotation, adjudication). */
+  sideTabs?: SideTab[];
+  /** Short badges per node id (e.g. which annotators chose it), shown in graph and timeline. */
+  marks?: Map<string, string[]>;
+  /** When set, the node panel offers "Quote selection as evidence". */
+  onQuote?: (nodeId: string, quote: string) => void;
 }) {
   const caseKey = encodeURIComponent(bundleId);
   const [selectedId, setSelectedId] = useState<string | null>(initialNodeId ?? nodes[0]?.id ?? null);
@@ -35,6 +50,7 @@ export function Inspector({
   const [mode, setMode] = useState<"lanes" | "layered">("lanes");
   const [fitSignal, setFitSignal] = useState(0);
   const [centreSignal, setCentreSignal] = useState(0);
+  const [tab, setTab] = useState<string>(sideTabs[0]?.id ?? "node");
   const searchRef = useRef<HTMLInputElement>(null);
   // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft
   // navigation: follow it (adjusting state during render, not in an effect).
@@ -139,6 +155,8 @@ export function Inspector({
         f: () => setFitSignal((s) => s + 1),
         ".": () => setCentreSignal((s) => s + 1),
         "?": () => setHelp((h) => !h),
+        "]": () => (document.querySelector("[data-queue-next]") as HTMLAnchorElement | null)?.click(),
+        "[": () => (document.querySelector("[data-queue-prev]") as HTMLAnchorElement | null)?.click(),
       };
       const h = handlers[e.key];
       if (h) {
@@ -211,7 +229,7 @@ export function Inspector({
       </div>
       <div className="grid min-h-0 flex-1 grid-cols-[20rem_minmax(0,1fr)_26rem]">
         <div className="min-h-0 border-r border-slate-200">
-          <Timeline nodes={nodes} selectedId={selectedId} matches={matchSet} onSelect={select} />
+          <Timeline nodes={nodes} selectedId={selectedId} matches={matchSet} onSelect={select} marks={marks} />
         </div>
         <div className="min-h-0">
           <ReactFlowProvider>
@@ -225,11 +243,38 @@ export function Inspector({
               onSelect={select}
               fitSignal={fitSignal}
               centreSignal={centreSignal}
+              marks={marks}
             />
           </ReactFlowProvider>
         </div>
-        <div className="min-h-0 overflow-auto border-l border-slate-200">
-          {selectedId ? <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} /> : <p className="p-4 text-sm text-slate-500">Select a node.</p>}
+        <div className="flex min-h-0 flex-col border-l border-slate-200">
+          {sideTabs.length ? (
+            <div role="tablist" aria-label="Side panel" className="flex border-b border-slate-200 text-xs">
+              {[{ id: "node", label: "Node" }, ...sideTabs].map((t) => (
+                <button
+                  key={t.id}
+                  role="tab"
+                  type="button"
+                  aria-selected={tab === t.id}
+                  onClick={() => setTab(t.id)}
+                  className={`px-3 py-2 font-medium ${tab === t.id ? "border-b-2 border-blue-600 text-blue-700" : "text-slate-600 hover:text-slate-900"}`}
+                >
+                  {t.label}
+                </button>
+              ))}
+            </div>
+          ) : null}
+          <div className="min-h-0 flex-1 overflow-auto">
+            {tab === "node" || !sideTabs.some((t) => t.id === tab) ? (
+              selectedId ? (
+                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} />
+              ) : (
+                <p className="p-4 text-sm text-slate-500">Select a node.</p>
+              )
+            ) : (
+              sideTabs.find((t) => t.id === tab)!.render({ selectedId, selectedNode: selectedId ? (nodes[indexOf.get(selectedId) ?? -1] ?? null) : null, select })
+            )}
+          </div>
         </div>
       </div>
       {help ? <KeyboardHelp onClose={() => setHelp(false)} /> : null}

@@ -9,6 +9,7 @@ export const SHORTCUTS: Array<[string, string]> = [
   ["n  /  N", "next / previous search match"],
   ["f", "fit the graph in view"],
   [".", "centre the selected node"],
+  ["]  /  [", "next / previous case in my queue"],
   ["?", "show or hide this list"],
   ["Esc", "close this list / leave the search box"],
 ];

@@ -16,7 +16,18 @@ const cache = new Map<string, { node: NodeDetailView; size: number }>();
  * The selected node in full: content as a foldable tree, hash check, error, boundary records,
  * parents and children (click to walk). Loads the node on demand from the API.
  */
-export function NodePanel({ caseKey, nodeId, onSelect }: { caseKey: string; nodeId: string; onSelect: (id: string) => void }) {
+export function NodePanel({
+  caseKey,
+  nodeId,
+  onSelect,
+  onQuote,
+}: {
+  caseKey: string;
+  nodeId: string;
+  onSelect: (id: string) => void;
+  onQuote?: (nodeId: string, quote: string) => void;
+}) {
+  const [quoteMsg, setQuoteMsg] = useState<string | null>(null);
   const url = `/api/cases/${caseKey}/nodes/${encodeURIComponent(nodeId)}`;
   const [fetched, setFetched] = useState<{ url: string; state: State } | null>(null);
   const hit = cache.get(url);
@@ -64,6 +75,30 @@ export function NodePanel({ caseKey, nodeId, onSelect }: { caseKey: string; node
         <Section title="Error">
           <JsonTree value={node.error} expandDepth={2} label="error" />
         </Section>
+      ) : null}
+      {onQuote ? (
+        <div className="flex items-center gap-2 text-xs">
+          <button
+            type="button"
+            className="rounded border border-indigo-300 bg-indigo-50 px-2 py-1 font-medium text-indigo-800 hover:bg-indigo-100"
+            onMouseDown={(e) => e.preventDefault() /* keep the text selection */}
+            onClick={() => {
+              const sel = window.getSelection();
+              const text = sel?.toString().trim() ?? "";
+              const box = document.querySelector(`[data-testid=node-detail][data-node-id="${CSS.escape(node.nodeId)}"]`);
+              const inside = !!sel && sel.rangeCount > 0 && !!box && box.contains(sel.getRangeAt(0).commonAncestorContainer);
+              if (!text || !inside) {
+                setQuoteMsg("Select text in this node's content first.");
+                return;
+              }
+              onQuote(node.nodeId, text.replace(/^"+|"+$/g, ""));
+              setQuoteMsg(`Quoted ${text.length} characters as evidence.`);
+            }}
+          >
+            Quote selection as evidence
+          </button>
+          {quoteMsg ? <span className="text-slate-600" role="status">{quoteMsg}</span> : null}
+        </div>
       ) : null}
       <Section title="Content">
         <div data-testid="node-content">

@@ -17,11 +17,13 @@ export function Timeline({
   selectedId,
   matches,
   onSelect,
+  marks,
 }: {
   nodes: GraphNodeLite[];
   selectedId: string | null;
   matches: Set<string>;
   onSelect: (id: string) => void;
+  marks?: Map<string, string[]>;
 }) {
   const parent = useRef<HTMLDivElement>(null);
   // TanStack Virtual is not React-Compiler-safe; this project does not use the compiler.
@@ -44,6 +46,7 @@ export function Timeline({
               isSelected={n.id === selectedId}
               isMatch={matches.has(n.id)}
               onSelect={onSelect}
+              marks={marks?.get(n.id)}
             />
           );
         })}
@@ -58,12 +61,14 @@ const TimelineRow = memo(function TimelineRow({
   isSelected,
   isMatch,
   onSelect,
+  marks,
 }: {
   n: GraphNodeLite;
   top: number;
   isSelected: boolean;
   isMatch: boolean;
   onSelect: (id: string) => void;
+  marks?: string[];
 }) {
   return (
     <div
@@ -84,6 +89,11 @@ const TimelineRow = memo(function TimelineRow({
           {n.agent ?? ""}
         </span>
         {n.status && BAD.has(n.status) ? <Badge tone="red">{n.status}</Badge> : null}
+        {marks?.map((m) => (
+          <span key={m} className="rounded bg-indigo-600 px-1 text-[10px] font-semibold text-white" data-mark={m}>
+            {m}
+          </span>
+        ))}
         {isMatch ? <span className="ml-auto rounded bg-amber-300 px-1 text-[10px] font-semibold">match</span> : null}
       </span>
       <span className="truncate pl-9.5 text-slate-800" title={n.label ?? n.id}>

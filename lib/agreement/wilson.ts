@@ -15,7 +15,8 @@ export const Z95 = 1.959963984540054;
  *
  * p̂ = x/n;  centre = (p̂ + z²/(2n)) / (1 + z²/n);
  * half = z·√(p̂(1−p̂)/n + z²/(4n²)) / (1 + z²/n);  interval = [centre − half, centre + half],
- * clamped to [0, 1] (only rounding can leave it).
+ * clamped to [0, 1]; lo = 0 exactly when x = 0 and hi = 1 exactly when x = n (the exact values,
+ * which rounding would otherwise miss by an ulp).
  *
  * @param x successes, integer 0 ≤ x ≤ n
  * @param n trials, integer ≥ 0
@@ -33,5 +34,5 @@ export function wilsonInterval(x: number, n: number, z: number = Z95): Interval 
   const den = 1 + z2 / n;
   const centre = (p + z2 / (2 * n)) / den;
   const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / den;
-  return [Math.max(0, centre - half), Math.min(1, centre + half)];
+  return [x === 0 ? 0 : Math.max(0, centre - half), x === n ? 1 : Math.min(1, centre + half)];
 }

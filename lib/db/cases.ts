@@ -376,3 +376,9 @@ export async function findCaseId(db: Db, o: { bundleId: string }): Promise<strin
   const c = await db.case.findUnique({ where: { bundleId: o.bundleId }, select: { id: true } });
   return c?.id ?? null;
 }
+
+/** The dataset's reference labels of a case (callers check blindness first). */
+export async function listReferenceLabels(db: Db, o: { caseId: string }) {
+  const rows = await db.referenceLabel.findMany({ where: { caseId: o.caseId }, orderBy: { idx: "asc" } });
+  return rows.map((l) => ({ ...l, failureModes: JSON.parse(l.failureModesJson) as ReferenceLabel["failureModes"], extra: JSON.parse(l.extraJson) as Record<string, unknown> }));
+}

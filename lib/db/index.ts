@@ -2,3 +2,6 @@
 export { openDb, getDb, providerOfDb, type Db, type DbHandle } from "./client";
 export { resolveDatabaseUrl, providerOf, DEFAULT_DATABASE_URL, type Provider } from "./url";
 export * from "./cases";
+export * from "./annotations";
+export * from "./users";
+export * from "./annotations-io";

@@ -1,11 +1,14 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
-import { getCaseByBundleId, getCaseGraph, getDb } from "@/lib/db";
+import { caseHref } from "@/lib/case-links";
 import { bundleIdFromParam } from "@/lib/case-links";
+import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getDb, getOwnAnnotation, listQueue } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
+import { requireViewer } from "@/lib/session";
 import { CaseHeader } from "@/components/trace/case-header";
-import { Inspector } from "@/components/trace/inspector";
 import { ReferenceLabels } from "@/components/trace/reference-labels";
+import { CaseWorkbench, type WorkbenchMode } from "@/components/annotation/case-workbench";
 
 export const dynamic = "force-dynamic";
 
@@ -16,23 +19,72 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 }
 
 export default async function CasePage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  const viewer = await requireViewer();
   const bundleId = bundleIdFromParam((await params).caseId.join("/"));
   const { node: requested } = casePageQuerySchema.parse(await searchParams);
   const db = getDb();
   const c = await getCaseByBundleId(db, { bundleId });
   if (!c) notFound();
-  const graph = await getCaseGraph(db, { caseId: c.id });
+  const [graph, ann, queue] = await Promise.all([getCaseGraph(db, { caseId: c.id }), getCaseAnnotationsFor(db, viewer, { caseId: c.id }), listQueue(db, viewer)]);
   const known = requested ? graph.nodes.some((n) => n.id === requested) : false;
+
+  // Which side panel: annotate (assigned annotator), adjudicate (adjudicator, three submitted,
+  // not finalized, not one of the annotators), else view.
+  let mode: WorkbenchMode = "view";
+  if (ann.access.isAssignedAnnotator) mode = "annotate";
+  else if (!ann.blind && viewer.roles.includes("adjudicator") && ann.initials.length >= 3 && !ann.final) mode = "adjudicate";
+  const ownFinal = mode === "adjudicate" ? await getOwnAnnotation(db, viewer, { caseId: c.id, kind: "final" }) : null;
+
+  const qi = queue.findIndex((q) => q.caseId === c.id);
+  const prev = qi > 0 ? queue[qi - 1] : null;
+  const next = qi >= 0 && qi < queue.length - 1 ? queue[qi + 1] : null;
+
   return (
     <div className="flex flex-col gap-4">
-      <CaseHeader c={c} />
+      <CaseHeader c={c} finalized={!ann.blind && !!c.finalizedAt} />
+      {qi >= 0 ? (
+        <nav className="flex items-center gap-3 text-sm" aria-label="My queue">
+          <span className="text-slate-600">
+            Queue {qi + 1} / {queue.length}
+          </span>
+          {prev ? (
+            <Link data-queue-prev href={caseHref(prev.bundleId)} className="text-blue-700 underline">
+              ← previous ([)
+            </Link>
+          ) : null}
+          {next ? (
+            <Link data-queue-next href={caseHref(next.bundleId)} className="text-blue-700 underline">
+              next (]) →
+            </Link>
+          ) : null}
+          <Link href="/queue" className="text-slate-600 underline">
+            all
+          </Link>
+        </nav>
+      ) : null}
       {requested && !known ? (
         <p role="alert" className="rounded border border-amber-300 bg-amber-50 px-3 py-2 text-sm text-amber-900">
           This case has no node &quot;{requested}&quot;; showing the first node instead.
         </p>
       ) : null}
-      <Inspector bundleId={c.bundleId} nodes={graph.nodes} edges={graph.edges} initialNodeId={known ? (requested as string) : (graph.nodes[0]?.id ?? null)} />
-      <ReferenceLabels bundleId={c.bundleId} labels={c.referenceLabels} />
+      {ann.blind && ann.access.isAssignedAnnotator ? (
+        <p className="rounded border border-blue-200 bg-blue-50 px-3 py-2 text-xs text-blue-900" data-testid="blind-notice">
+          Blind annotation: other annotators&apos; work, the final annotation, the reference answer and the dataset&apos;s labels stay hidden until you submit.
+        </p>
+      ) : null}
+      <CaseWorkbench
+        key={`${mode}:${ann.own?.status ?? "none"}:${ann.final?.id ?? ""}`}
+        bundleId={c.bundleId}
+        nodes={graph.nodes}
+        edges={graph.edges}
+        initialNodeId={known ? (requested as string) : (graph.nodes[0]?.id ?? null)}
+        mode={mode}
+        own={ann.own}
+        ownFinal={ownFinal}
+        initials={ann.initials}
+        final={ann.final}
+      />
+      {!ann.blind ? <ReferenceLabels bundleId={c.bundleId} labels={c.referenceLabels} /> : null}
     </div>
   );
 }

@@ -1,0 +1,67 @@
+import type { Metadata } from "next";
+import { getDb, listCaseFacets, listRecentAudit, listSubmittedAnnotations, listUsers } from "@/lib/db";
+import { requireViewer } from "@/lib/session";
+import { AssignForm, ReopenForm, UserForm } from "@/components/admin/admin-forms";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Admin" };
+
+export default async function AdminPage() {
+  const admin = await requireViewer("admin");
+  const db = getDb();
+  const [users, facets, submitted, audit] = await Promise.all([listUsers(db), listCaseFacets(db), listSubmittedAnnotations(db, admin), listRecentAudit(db, admin, { take: 40 })]);
+  const adjudicators = users.filter((u) => u.roles.includes("adjudicator"));
+  return (
+    <div className="grid gap-6 lg:grid-cols-2">
+      <section className="rounded border border-slate-200 bg-white p-4">
+        <h2 className="mb-3 font-semibold">Assign cases</h2>
+        <AssignForm facets={facets} adjudicators={adjudicators.map((a) => ({ id: a.id, email: a.email }))} />
+      </section>
+      <section className="rounded border border-slate-200 bg-white p-4">
+        <h2 className="mb-3 font-semibold">Accounts</h2>
+        <UserForm />
+        <table className="mt-4 w-full text-left text-xs" data-testid="users">
+          <thead className="text-slate-500">
+            <tr>
+              <th className="py-1">Email</th>
+              <th>Name</th>
+              <th>Roles</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr key={u.id} className="border-t border-slate-100">
+                <td className="py-1 font-mono">{u.email}</td>
+                <td>{u.name}</td>
+                <td>{u.roles.join(", ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+      <section className="rounded border border-slate-200 bg-white p-4">
+        <h2 className="mb-3 font-semibold">Submitted annotations</h2>
+        <ul className="flex flex-col gap-2 text-xs">
+          {submitted.map((a) => (
+            <li key={a.id} className="flex flex-wrap items-center gap-2 border-b border-slate-100 pb-2">
+              <span className="font-mono">{a.bundleId}</span>
+              <span>{a.kind}</span>
+              <span className="text-slate-500">{a.author}</span>
+              <ReopenForm annotationId={a.id} />
+            </li>
+          ))}
+        </ul>
+      </section>
+      <section className="rounded border border-slate-200 bg-white p-4">
+        <h2 className="mb-3 font-semibold">Audit trail (latest)</h2>
+        <ol className="flex max-h-96 flex-col gap-1 overflow-auto font-mono text-[11px]" data-testid="audit">
+          {audit.map((e) => (
+            <li key={e.id} title={e.data}>
+              {e.at.slice(0, 19).replace("T", " ")} · {e.actor ?? "system"} · {e.action} · {e.entityType} {e.entityId.slice(0, 10)}
+            </li>
+          ))}
+        </ol>
+      </section>
+    </div>
+  );
+}

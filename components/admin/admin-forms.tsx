@@ -1,0 +1,109 @@
+"use client";
+
+import { useActionState } from "react";
+import { assignByFilterAction, reopenAction, upsertUserAction, type ActionState } from "@/app/admin/actions";
+import { datasetName } from "@/components/trace/case-filters";
+
+function Result({ s }: { s: ActionState }) {
+  if (s.ok) return <p className="text-sm text-emerald-700" role="status">{s.ok}</p>;
+  if (s.error) return <p className="text-sm text-red-700" role="alert">{s.error}</p>;
+  return null;
+}
+
+/** Bulk assignment by filter. */
+export function AssignForm({ facets, adjudicators }: { facets: { benchmarks: string[]; mas: string[]; datasets: string[] }; adjudicators: Array<{ id: string; email: string }> }) {
+  const [s, action, pending] = useActionState(assignByFilterAction, {});
+  const sel = (name: string, label: string, opts: string[], render: (v: string) => string = (v) => v) => (
+    <label className="flex flex-col gap-1 text-xs text-slate-600">
+      <span>{label}</span>
+      <select name={name} className="rounded border border-slate-300 px-2 py-1 text-sm">
+        <option value="">Any</option>
+        {opts.map((o) => (
+          <option key={o} value={o}>
+            {render(o)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  return (
+    <form action={action} className="grid grid-cols-2 gap-3">
+      {sel("dataset", "Source dataset", facets.datasets, datasetName)}
+      {sel("mas", "MAS", facets.mas)}
+      {sel("benchmark", "Benchmark", facets.benchmarks)}
+      <label className="flex flex-col gap-1 text-xs text-slate-600">
+        <span>Task text contains</span>
+        <input name="q" className="rounded border border-slate-300 px-2 py-1 text-sm" />
+      </label>
+      <label className="flex flex-col gap-1 text-xs text-slate-600">
+        <span>Annotators per case</span>
+        <input name="perCase" type="number" min={1} max={10} defaultValue={3} className="rounded border border-slate-300 px-2 py-1 text-sm" />
+      </label>
+      <label className="flex flex-col gap-1 text-xs text-slate-600">
+        <span>Adjudicator</span>
+        <select name="adjudicatorId" className="rounded border border-slate-300 px-2 py-1 text-sm">
+          <option value="">none</option>
+          {adjudicators.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.email}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="col-span-2 flex items-center gap-3">
+        <button type="submit" disabled={pending} className="rounded bg-slate-900 px-3 py-1.5 text-sm text-white disabled:opacity-50">
+          Assign matching cases
+        </button>
+        <Result s={s} />
+      </div>
+    </form>
+  );
+}
+
+/** Create or update an account (roles, password). */
+export function UserForm() {
+  const [s, action, pending] = useActionState(upsertUserAction, {});
+  return (
+    <form action={action} className="flex flex-wrap items-end gap-2 text-xs">
+      <label className="flex flex-col gap-1">
+        Email
+        <input name="email" type="email" required className="rounded border border-slate-300 px-2 py-1 text-sm" />
+      </label>
+      <label className="flex flex-col gap-1">
+        Name
+        <input name="name" className="rounded border border-slate-300 px-2 py-1 text-sm" />
+      </label>
+      <label className="flex flex-col gap-1">
+        Password
+        <input name="password" type="password" minLength={8} className="rounded border border-slate-300 px-2 py-1 text-sm" />
+      </label>
+      <fieldset className="flex gap-2">
+        {["annotator", "adjudicator", "researcher", "admin"].map((r) => (
+          <label key={r} className="flex items-center gap-1">
+            <input type="checkbox" name="roles" value={r} />
+            {r}
+          </label>
+        ))}
+      </fieldset>
+      <button type="submit" disabled={pending} className="rounded bg-slate-900 px-3 py-1.5 text-white disabled:opacity-50">
+        Save account
+      </button>
+      <Result s={s} />
+    </form>
+  );
+}
+
+/** Reopen one submitted annotation with a reason. */
+export function ReopenForm({ annotationId }: { annotationId: string }) {
+  const [s, action, pending] = useActionState(reopenAction, {});
+  return (
+    <form action={action} className="flex items-center gap-1">
+      <input type="hidden" name="annotationId" value={annotationId} />
+      <input name="reason" required placeholder="reason" className="w-32 rounded border border-slate-300 px-1 py-0.5" aria-label="Reason to reopen" />
+      <button type="submit" disabled={pending} className="rounded border border-slate-300 px-2 py-0.5">
+        Reopen
+      </button>
+      <Result s={s} />
+    </form>
+  );
+}

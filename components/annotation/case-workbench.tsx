@@ -1,0 +1,100 @@
+"use client";
+
+import { useCallback, useMemo } from "react";
+import type { GraphEdgeLite, GraphNodeLite } from "@/lib/layout";
+import { Inspector, type SideTab } from "@/components/trace/inspector";
+import { AdjudicatePanel, type InitialView } from "./adjudicate-panel";
+import { AnnotatePanel } from "./annotate-panel";
+import { AnnotationSummary } from "./annotation-form";
+import { useDraft, type OwnAnnotation } from "./use-draft";
+
+export type WorkbenchMode = "view" | "annotate" | "adjudicate";
+
+/**
+ * The case page's client side: the inspector plus, depending on the viewer, the annotation
+ * form (annotators), the adjudication view (adjudicators once three are submitted) or the
+ * finished annotations (everyone allowed to see them).
+ */
+export function CaseWorkbench({
+  bundleId,
+  nodes,
+  edges,
+  initialNodeId,
+  mode,
+  own,
+  ownFinal,
+  initials,
+  final,
+}: {
+  bundleId: string;
+  nodes: GraphNodeLite[];
+  edges: GraphEdgeLite[];
+  initialNodeId: string | null;
+  mode: WorkbenchMode;
+  own: OwnAnnotation | null;
+  ownFinal: OwnAnnotation | null;
+  initials: InitialView[];
+  final: InitialView | null;
+}) {
+  const caseKey = encodeURIComponent(bundleId);
+  const initialDraft = useDraft(caseKey, "initial", own);
+  const finalDraft = useDraft(caseKey, "final", ownFinal);
+  const active = mode === "adjudicate" ? finalDraft : initialDraft;
+
+  const marks = useMemo(() => {
+    const m = new Map<string, string[]>();
+    const add = (id: string | null, tag: string) => {
+      if (!id) return;
+      m.set(id, [...(m.get(id) ?? []), tag]);
+    };
+    initials.forEach((a, i) => add(a.nodeId, `A${i + 1}`));
+    if (final) add(final.nodeId, "F");
+    if (mode === "annotate") add(initialDraft.fields.nodeId, "you");
+    if (mode === "adjudicate") add(finalDraft.fields.nodeId, "final");
+    return m;
+  }, [initials, final, mode, initialDraft.fields.nodeId, finalDraft.fields.nodeId]);
+
+  const { fields, setFields } = active;
+  const onQuote = useCallback(
+    (nodeId: string, quote: string) => setFields({ ...fields, evidence: [...fields.evidence, { nodeId, quote }] }),
+    [fields, setFields],
+  );
+
+  const tabs: SideTab[] = [];
+  if (mode === "annotate") {
+    tabs.push({ id: "annotate", label: "Annotate", render: ({ selectedNode, select }) => <AnnotatePanel caseKey={caseKey} draft={initialDraft} selectedNode={selectedNode} select={select} /> });
+  }
+  if (mode === "adjudicate") {
+    tabs.push({
+      id: "adjudicate",
+      label: "Adjudicate",
+      render: ({ selectedNode, select }) => <AdjudicatePanel caseKey={caseKey} initials={initials} draft={finalDraft} selectedNode={selectedNode} select={select} />,
+    });
+  }
+  if (mode !== "adjudicate" && (initials.length || final)) {
+    tabs.push({
+      id: "annotations",
+      label: final ? "Final" : "Annotations",
+      render: ({ select }) => (
+        <div className="flex flex-col gap-2 p-3" data-testid="annotations-view">
+          {final ? <AnnotationSummary a={final} onSelectNode={select} title={`Final · ${final.author.name}`} /> : <p className="text-xs text-slate-500">Not finalized yet.</p>}
+          {initials.map((a, i) => (
+            <AnnotationSummary key={a.id} a={a} onSelectNode={select} title={`A${i + 1} · ${a.author.name}`} />
+          ))}
+        </div>
+      ),
+    });
+  }
+  const canQuote = (mode === "annotate" && initialDraft.status !== "submitted") || mode === "adjudicate";
+  return (
+    <Inspector
+      bundleId={bundleId}
+      nodes={nodes}
+      edges={edges}
+      initialNodeId={initialNodeId}
+      sideTabs={tabs}
+      marks={marks}
+      onQuote={canQuote ? onQuote : undefined}
+    />
+  );
+}

@@ -1,0 +1,102 @@
+"use client";
+
+import { useCallback, useEffect, useRef, useState } from "react";
+import { emptyAnnotationFields, type AnnotationFields, type FieldError } from "@/lib/annotation";
+
+export interface OwnAnnotation extends AnnotationFields {
+  id: string;
+  version: number;
+  status: "draft" | "submitted";
+  updatedAt: string;
+}
+
+export type SaveState =
+  | { kind: "idle" }
+  | { kind: "saving" }
+  | { kind: "saved"; at: string }
+  | { kind: "conflict"; message: string; current: OwnAnnotation | null }
+  | { kind: "error"; message: string };
+
+const pick = (a: AnnotationFields): AnnotationFields => ({
+  categories: a.categories,
+  primary: a.primary,
+  nodeId: a.nodeId,
+  nodeType: a.nodeType,
+  confidence: a.confidence,
+  rationale: a.rationale,
+  evidence: a.evidence,
+});
+
+/**
+ * A server-saved draft: edits autosave (debounced) with the version last read; a version
+ * conflict keeps the local edits and shows the saved copy; field errors come back per field.
+ */
+export function useDraft(caseKey: string, kind: "initial" | "final", initial: OwnAnnotation | null) {
+  const [fields, setFieldsState] = useState<AnnotationFields>(initial ? pick(initial) : emptyAnnotationFields());
+  const [version, setVersion] = useState(initial?.version ?? 0);
+  const [status, setStatus] = useState<"draft" | "submitted">(initial?.status ?? "draft");
+  const [save, setSave] = useState<SaveState>({ kind: "idle" });
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [dirtyTick, setDirtyTick] = useState(0);
+  const latest = useRef({ fields, version });
+  useEffect(() => {
+    latest.current = { fields, version };
+  }, [fields, version]);
+  const inflight = useRef<Promise<boolean> | null>(null);
+
+  const saveNow = useCallback(async (): Promise<boolean> => {
+    if (inflight.current) await inflight.current;
+    const run = (async () => {
+      setSave({ kind: "saving" });
+      const res = await fetch(`/api/cases/${caseKey}/annotations/mine`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ kind, version: latest.current.version, fields: latest.current.fields }),
+      });
+      const body = (await res.json().catch(() => ({}))) as { annotation?: OwnAnnotation; error?: string; fieldErrors?: FieldError[]; current?: OwnAnnotation };
+      if (res.ok && body.annotation) {
+        setVersion(body.annotation.version);
+        latest.current.version = body.annotation.version;
+        setErrors([]);
+        setSave({ kind: "saved", at: new Date().toLocaleTimeString() });
+        return true;
+      }
+      if (res.status === 409) {
+        setSave({ kind: "conflict", message: body.error ?? "conflict", current: body.current ?? null });
+        return false;
+      }
+      setErrors(body.fieldErrors ?? []);
+      setSave({ kind: "error", message: body.error ?? `save failed (HTTP ${res.status})` });
+      return false;
+    })();
+    inflight.current = run;
+    try {
+      return await run;
+    } finally {
+      inflight.current = null;
+    }
+  }, [caseKey, kind]);
+
+  // Autosave 700 ms after the last edit.
+  useEffect(() => {
+    if (dirtyTick === 0 || status === "submitted") return;
+    const t = setTimeout(() => void saveNow(), 700);
+    return () => clearTimeout(t);
+  }, [dirtyTick, saveNow, status]);
+
+  const setFields = useCallback((f: AnnotationFields) => {
+    setFieldsState(f);
+    latest.current.fields = f;
+    setDirtyTick((t) => t + 1);
+  }, []);
+
+  /** Take the server's copy after a conflict (local edits are replaced). */
+  const adoptServerCopy = useCallback((a: OwnAnnotation) => {
+    setFieldsState(pick(a));
+    setVersion(a.version);
+    latest.current = { fields: pick(a), version: a.version };
+    setSave({ kind: "saved", at: new Date().toLocaleTimeString() });
+  }, []);
+
+  return { fields, setFields, version, setVersion, status, setStatus, save, saveNow, errors, setErrors, adoptServerCopy, pending: dirtyTick };
+}

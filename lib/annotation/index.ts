@@ -1,0 +1,5 @@
+/** lib/annotation: the SymFail annotation protocol (pure; no React, Next.js or database). */
+export * from "./protocol";
+export * from "./validate";
+export * from "./relation";
+export * from "./visibility";

@@ -1,0 +1,42 @@
+/**
+ * Small helpers for route handlers: JSON bodies parsed with zod (field-level 400s), workflow
+ * errors mapped to their status, and the case of a `[caseId]` segment (a URL-encoded bundle id).
+ */
+import type { z } from "zod";
+import { bundleIdFromParam } from "./case-links";
+import { findCaseId, getDb, WorkflowError } from "./db";
+import { formatJsonPath } from "./bundle";
+
+/** Parse a JSON body; a Response (400 with field errors) when it does not fit the schema. */
+export async function parseBody<T extends z.ZodType>(req: Request, schema: T): Promise<z.infer<T> | Response> {
+  let raw: unknown;
+  try {
+    raw = await req.json();
+  } catch {
+    return Response.json({ error: "the body must be JSON" }, { status: 400 });
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    return Response.json(
+      { error: "invalid request", fieldErrors: r.error.issues.map((i) => ({ field: formatJsonPath(i.path).replace(/^\$\.?/, ""), message: i.message })) },
+      { status: 400 },
+    );
+  }
+  return r.data;
+}
+
+/** Map a thrown error to a Response (WorkflowError keeps its status and field errors). */
+export function errorResponse(e: unknown): Response {
+  if (e instanceof WorkflowError) {
+    return Response.json({ error: e.message, fieldErrors: e.fieldErrors, ...(e.current !== undefined ? { current: e.current } : {}) }, { status: e.status });
+  }
+  console.error(e);
+  return Response.json({ error: "internal error" }, { status: 500 });
+}
+
+/** The database id of the case named by a route's `[caseId]`, or a 404 Response. */
+export async function caseFromParam(param: string): Promise<string | Response> {
+  const bundleId = bundleIdFromParam(param);
+  const id = await findCaseId(getDb(), { bundleId });
+  return id ?? Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
+}

@@ -1,0 +1,459 @@
+/**
+ * The annotation workflow's data (annotation-protocol.md; seeds/000 §4.3, Appendix B):
+ * assignment and queues, drafts with optimistic versions, submission, adjudication (first
+ * finalizer wins), reopening, the append-only audit trail, and blindness enforced here: every
+ * read that can return someone else's work takes the viewer and applies `canSeeOthersWork`.
+ */
+import {
+  canSeeOthersWork,
+  emptyAnnotationFields,
+  formatCategories,
+  hasRole,
+  parseCategories,
+  relateFinal,
+  validateDraft,
+  validateForSubmit,
+  type AnnotationFields,
+  type CaseAccessState,
+  type FieldError,
+  type GraphLookup,
+  type StrictTuple,
+  type Viewer,
+} from "../annotation";
+import type { Db } from "./client";
+
+export type AnnotationKind = "initial" | "final";
+
+/** A refused request: `status` is the HTTP status a route should answer with. */
+export class WorkflowError extends Error {
+  constructor(
+    readonly status: 400 | 403 | 404 | 409,
+    message: string,
+    readonly fieldErrors: FieldError[] = [],
+    readonly current?: unknown,
+  ) {
+    super(message);
+    this.name = "WorkflowError";
+  }
+}
+
+type Tx = Parameters<Parameters<Db["$transaction"]>[0]>[0];
+
+async function audit(
+  tx: Tx | Db,
+  e: { actorId: string | null; action: string; entityType: string; entityId: string; caseId?: string | null; data?: unknown },
+) {
+  await tx.auditEvent.create({
+    data: { actorId: e.actorId, action: e.action, entityType: e.entityType, entityId: e.entityId, caseId: e.caseId ?? null, dataJson: JSON.stringify(e.data ?? {}) },
+  });
+}
+
+/**
+ * Graph lookups of a case for validation: node types, and the content of the nodes that
+ * evidence quotes name (loaded up front; other contents read as undefined).
+ */
+export async function graphLookup(db: Db, caseId: string, contentOf: string[] = []): Promise<GraphLookup> {
+  const [nodes, withContent] = await Promise.all([
+    db.node.findMany({ where: { caseId }, select: { nodeId: true, type: true } }),
+    contentOf.length
+      ? db.node.findMany({ where: { caseId, nodeId: { in: [...new Set(contentOf)] } }, select: { nodeId: true, contentJson: true } })
+      : Promise.resolve([]),
+  ]);
+  const types = new Map(nodes.map((n) => [n.nodeId, n.type]));
+  const contents = new Map(withContent.map((n) => [n.nodeId, JSON.parse(n.contentJson) as unknown]));
+  return { nodeType: (id) => types.get(id), nodeContent: (id) => contents.get(id) };
+}
+
+/** What the viewer's relation to a case allows (assignment, submission). */
+export async function caseAccess(db: Db, viewer: Viewer, caseId: string): Promise<CaseAccessState> {
+  const [asg, submitted] = await Promise.all([
+    db.assignment.findMany({ where: { caseId, userId: viewer.id }, select: { role: true } }),
+    db.annotation.count({ where: { caseId, userId: viewer.id, kind: "initial", status: "submitted" } }),
+  ]);
+  return {
+    isAssignedAnnotator: asg.some((a) => a.role === "annotator"),
+    isAssignedAdjudicator: asg.some((a) => a.role === "adjudicator"),
+    hasSubmittedInitial: submitted > 0,
+  };
+}
+
+/** May the viewer see others' work, the final, reference answers and labels of this case? */
+export async function mayViewerSeeOthers(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
+  return canSeeOthersWork(viewer, await caseAccess(db, viewer, caseId));
+}
+
+// ------------------------------------------------------------------ assignment
+
+/**
+ * Assign cases: each case gets annotators (default three distinct, least-loaded first, never one
+ * already assigned) and optionally an adjudicator. Idempotent: existing assignments count.
+ * @returns per case, who was newly assigned
+ */
+export async function assignCases(
+  db: Db,
+  actor: Viewer,
+  o: { caseIds: string[]; perCase?: number; annotatorIds?: string[]; adjudicatorId?: string | null },
+): Promise<Array<{ caseId: string; annotators: string[]; adjudicator: string | null }>> {
+  if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can assign cases");
+  const perCase = o.perCase ?? 3;
+  if (perCase < 1 || perCase > 10) throw new WorkflowError(400, "perCase must be between 1 and 10", [{ field: "perCase", message: "between 1 and 10" }]);
+  const pool = o.annotatorIds?.length
+    ? o.annotatorIds
+    : (await db.user.findMany({ where: { roles: { contains: "annotator" } }, select: { id: true, roles: true } }))
+        .filter((u) => u.roles.split(",").includes("annotator"))
+        .map((u) => u.id);
+  if (pool.length < perCase) throw new WorkflowError(400, `need ${perCase} annotators, only ${pool.length} available`, [{ field: "annotatorIds", message: `need at least ${perCase}` }]);
+  const loads = new Map<string, number>(pool.map((id) => [id, 0]));
+  for (const g of await db.assignment.groupBy({ by: ["userId"], where: { role: "annotator", userId: { in: pool } }, _count: { _all: true } })) {
+    loads.set(g.userId, g._count._all);
+  }
+  const out: Array<{ caseId: string; annotators: string[]; adjudicator: string | null }> = [];
+  for (const caseId of o.caseIds) {
+    const res = await db.$transaction(async (tx) => {
+      const existing = await tx.assignment.findMany({ where: { caseId }, select: { userId: true, role: true } });
+      const have = new Set(existing.filter((a) => a.role === "annotator").map((a) => a.userId));
+      const added: string[] = [];
+      const candidates = [...pool].filter((id) => !have.has(id) && id !== o.adjudicatorId).sort((a, b) => (loads.get(a)! - loads.get(b)!) || a.localeCompare(b));
+      for (const id of candidates) {
+        if (have.size + added.length >= perCase) break;
+        await tx.assignment.create({ data: { caseId, userId: id, role: "annotator" } });
+        loads.set(id, (loads.get(id) ?? 0) + 1);
+        added.push(id);
+      }
+      let adj: string | null = null;
+      if (o.adjudicatorId && !existing.some((a) => a.role === "adjudicator" && a.userId === o.adjudicatorId)) {
+        if (have.has(o.adjudicatorId)) throw new WorkflowError(400, "the adjudicator cannot also annotate the same case");
+        await tx.assignment.create({ data: { caseId, userId: o.adjudicatorId, role: "adjudicator" } });
+        adj = o.adjudicatorId;
+      }
+      if (added.length || adj) await audit(tx, { actorId: actor.id, action: "assignment.create", entityType: "case", entityId: caseId, caseId, data: { annotators: added, adjudicator: adj } });
+      return { caseId, annotators: added, adjudicator: adj };
+    });
+    out.push(res);
+  }
+  return out;
+}
+
+/** The viewer's queue: their assignments with case summary and progress (to do / in progress / done). */
+export async function listQueue(db: Db, viewer: Viewer, o: { role?: "annotator" | "adjudicator" } = {}) {
+  const rows = await db.assignment.findMany({
+    where: { userId: viewer.id, ...(o.role ? { role: o.role } : {}) },
+    include: {
+      case: {
+        select: {
+          id: true,
+          bundleId: true,
+          taskPrompt: true,
+          benchmark: true,
+          mas: true,
+          sourceDataset: true,
+          nodeCount: true,
+          finalAnnotationId: true,
+          annotations: { where: { kind: "initial", status: "submitted" }, select: { id: true } },
+        },
+      },
+    },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+  });
+  return rows.map((a) => {
+    const submittedInitials = a.case.annotations.length;
+    const status =
+      a.role === "annotator"
+        ? a.status === "submitted"
+          ? "done"
+          : a.status === "in_progress"
+            ? "in_progress"
+            : "todo"
+        : a.case.finalAnnotationId
+          ? "done"
+          : submittedInitials >= 3
+            ? a.status === "in_progress"
+              ? "in_progress"
+              : "todo"
+            : "waiting";
+    return {
+      assignmentId: a.id,
+      role: a.role as "annotator" | "adjudicator",
+      status: status as "todo" | "in_progress" | "done" | "waiting",
+      caseId: a.case.id,
+      bundleId: a.case.bundleId,
+      taskPrompt: a.case.taskPrompt,
+      benchmark: a.case.benchmark,
+      mas: a.case.mas,
+      sourceDataset: a.case.sourceDataset,
+      nodeCount: a.case.nodeCount,
+      // only a count, never whose: adjudicators need to know when three are in
+      submittedInitials: a.role === "adjudicator" ? submittedInitials : undefined,
+    };
+  });
+}
+
+// ------------------------------------------------------------------ reading annotations
+
+export interface AnnotationView extends AnnotationFields {
+  id: string;
+  caseId: string;
+  kind: AnnotationKind;
+  status: "draft" | "submitted";
+  version: number;
+  author: { id: string; name: string; email: string };
+  submittedAt: string | null;
+  updatedAt: string;
+  relation: unknown;
+}
+
+const annotationInclude = { evidence: { orderBy: { idx: "asc" as const } }, user: { select: { id: true, name: true, email: true } } };
+
+type AnnotationRow = Awaited<ReturnType<Db["annotation"]["findMany"]>>[number] & {
+  evidence: Array<{ nodeId: string; quote: string }>;
+  user: { id: string; name: string; email: string };
+};
+
+function toView(a: AnnotationRow): AnnotationView {
+  return {
+    id: a.id,
+    caseId: a.caseId,
+    kind: a.kind as AnnotationKind,
+    status: a.status as "draft" | "submitted",
+    version: a.version,
+    author: a.user,
+    categories: parseCategories(a.categories),
+    primary: (a.primary as AnnotationFields["primary"]) ?? null,
+    nodeId: a.nodeId,
+    nodeType: a.nodeType,
+    confidence: (a.confidence as AnnotationFields["confidence"]) ?? null,
+    rationale: a.rationale,
+    evidence: a.evidence.map((e) => ({ nodeId: e.nodeId, quote: e.quote })),
+    submittedAt: a.submittedAt?.toISOString() ?? null,
+    updatedAt: a.updatedAt.toISOString(),
+    relation: a.relationJson ? JSON.parse(a.relationJson) : null,
+  };
+}
+
+/** The viewer's own annotation of a case (any status), or null. */
+export async function getOwnAnnotation(db: Db, viewer: Viewer, o: { caseId: string; kind: AnnotationKind }): Promise<AnnotationView | null> {
+  const a = await db.annotation.findUnique({ where: { caseId_userId_kind: { caseId: o.caseId, userId: viewer.id, kind: o.kind } }, include: annotationInclude });
+  return a ? toView(a as AnnotationRow) : null;
+}
+
+/**
+ * Everything about a case's annotations this viewer may see: their own initial; and — only when
+ * `canSeeOthersWork` — the other submitted initials and the final. Drafts of others are never
+ * shown. `blind` says whether others' work was withheld.
+ */
+export async function getCaseAnnotationsFor(db: Db, viewer: Viewer, o: { caseId: string }) {
+  const own = await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "initial" });
+  const access = await caseAccess(db, viewer, o.caseId);
+  if (!canSeeOthersWork(viewer, access)) return { blind: true as const, own, initials: [] as AnnotationView[], final: null, finalizedAt: null, access };
+  const [rows, c] = await Promise.all([
+    db.annotation.findMany({ where: { caseId: o.caseId, status: "submitted" }, include: annotationInclude, orderBy: [{ submittedAt: "asc" }, { id: "asc" }] }),
+    db.case.findUnique({ where: { id: o.caseId }, select: { finalAnnotationId: true, finalizedAt: true } }),
+  ]);
+  const views = (rows as AnnotationRow[]).map(toView);
+  return {
+    blind: false as const,
+    own,
+    initials: views.filter((v) => v.kind === "initial"),
+    final: views.find((v) => v.id === c?.finalAnnotationId) ?? null,
+    finalizedAt: c?.finalizedAt?.toISOString() ?? null,
+    access,
+  };
+}
+
+// ------------------------------------------------------------------ writing
+
+function fieldsToRow(f: AnnotationFields) {
+  return {
+    categories: formatCategories(f.categories),
+    primary: f.primary,
+    nodeId: f.nodeId,
+    nodeType: f.nodeType,
+    confidence: f.confidence,
+    rationale: f.rationale,
+  };
+}
+
+async function assertMayWrite(db: Db, viewer: Viewer, caseId: string, kind: AnnotationKind) {
+  const c = await db.case.findUnique({ where: { id: caseId }, select: { id: true, finalAnnotationId: true } });
+  if (!c) throw new WorkflowError(404, "no such case");
+  const access = await caseAccess(db, viewer, caseId);
+  if (kind === "initial") {
+    if (!access.isAssignedAnnotator) throw new WorkflowError(403, "you are not assigned to annotate this case");
+  } else {
+    if (!hasRole(viewer, "adjudicator")) throw new WorkflowError(403, "only an adjudicator can write the final annotation");
+    if (access.isAssignedAnnotator) throw new WorkflowError(403, "you annotated this case: another adjudicator must adjudicate it");
+    const submitted = await db.annotation.count({ where: { caseId, kind: "initial", status: "submitted" } });
+    if (submitted < 3) throw new WorkflowError(409, `adjudication opens once three initial annotations are submitted (${submitted} so far)`);
+    if (c.finalAnnotationId) throw new WorkflowError(409, "this case is already finalized");
+  }
+}
+
+/**
+ * Save the viewer's draft (created on first save). Optimistic concurrency: `version` must be the
+ * version the client read (0 for a new draft); otherwise WorkflowError 409 with the current copy,
+ * and nothing is overwritten. Submitted annotations are locked for their author.
+ */
+export async function saveDraft(db: Db, viewer: Viewer, o: { caseId: string; kind: AnnotationKind; version: number; fields: AnnotationFields }): Promise<AnnotationView> {
+  await assertMayWrite(db, viewer, o.caseId, o.kind);
+  const g = await graphLookup(db, o.caseId);
+  const errors = validateDraft(o.fields, g);
+  if (errors.length) throw new WorkflowError(400, "the draft has invalid fields", errors);
+  const key = { caseId_userId_kind: { caseId: o.caseId, userId: viewer.id, kind: o.kind } };
+  const result = await db.$transaction(async (tx) => {
+    const cur = await tx.annotation.findUnique({ where: key });
+    if (cur?.status === "submitted") throw new WorkflowError(409, "this annotation is submitted and locked; an admin can reopen it");
+    if ((cur?.version ?? 0) !== o.version) return { conflict: true as const, id: cur?.id ?? null };
+    let id: string;
+    if (!cur) {
+      const a = await tx.annotation.create({ data: { caseId: o.caseId, userId: viewer.id, kind: o.kind, ...fieldsToRow(o.fields), version: 1 } });
+      id = a.id;
+      await audit(tx, { actorId: viewer.id, action: "annotation.create", entityType: "annotation", entityId: id, caseId: o.caseId, data: { kind: o.kind, fields: o.fields } });
+    } else {
+      const n = await tx.annotation.updateMany({ where: { id: cur.id, version: o.version, status: "draft" }, data: { ...fieldsToRow(o.fields), version: { increment: 1 } } });
+      if (n.count === 0) return { conflict: true as const, id: cur.id };
+      id = cur.id;
+      await audit(tx, { actorId: viewer.id, action: "annotation.update", entityType: "annotation", entityId: id, caseId: o.caseId, data: { kind: o.kind, fields: o.fields, fromVersion: o.version } });
+    }
+    await tx.evidence.deleteMany({ where: { annotationId: id } });
+    if (o.fields.evidence.length) await tx.evidence.createMany({ data: o.fields.evidence.map((e, idx) => ({ annotationId: id, idx, nodeId: e.nodeId, quote: e.quote })) });
+    if (o.kind === "initial") await tx.assignment.updateMany({ where: { caseId: o.caseId, userId: viewer.id, role: "annotator", status: "assigned" }, data: { status: "in_progress" } });
+    else await tx.assignment.updateMany({ where: { caseId: o.caseId, userId: viewer.id, role: "adjudicator", status: "assigned" }, data: { status: "in_progress" } });
+    return { conflict: false as const, id };
+  });
+  const view = await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: o.kind });
+  if (result.conflict) {
+    await audit(db, { actorId: viewer.id, action: "annotation.save_conflict", entityType: "annotation", entityId: result.id ?? o.caseId, caseId: o.caseId, data: { kind: o.kind, staleVersion: o.version, attempted: o.fields } });
+    throw new WorkflowError(409, "this annotation was changed elsewhere since you opened it (another tab?); your edits are kept in the form: reload to see the saved version", [], view);
+  }
+  return view!;
+}
+
+/** Submit the viewer's initial annotation: validates every protocol rule, then locks it. */
+export async function submitInitial(db: Db, viewer: Viewer, o: { caseId: string; version: number }): Promise<AnnotationView> {
+  await assertMayWrite(db, viewer, o.caseId, "initial");
+  const own = await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "initial" });
+  if (!own) throw new WorkflowError(400, "nothing to submit: save a draft first", [{ field: "categories", message: "Choose at least one category (C1–C4)." }]);
+  if (own.status === "submitted") throw new WorkflowError(409, "already submitted");
+  if (own.version !== o.version) throw new WorkflowError(409, "this annotation was changed elsewhere since you opened it; reload before submitting", [], own);
+  const g = await graphLookup(db, o.caseId, own.evidence.map((e) => e.nodeId));
+  const errors = validateForSubmit(own, g);
+  if (errors.length) throw new WorkflowError(400, "the annotation cannot be submitted yet", errors);
+  await db.$transaction(async (tx) => {
+    const n = await tx.annotation.updateMany({ where: { id: own.id, version: o.version, status: "draft" }, data: { status: "submitted", submittedAt: new Date(), version: { increment: 1 } } });
+    if (n.count === 0) throw new WorkflowError(409, "this annotation was changed elsewhere; reload before submitting");
+    await tx.assignment.updateMany({ where: { caseId: o.caseId, userId: viewer.id, role: "annotator" }, data: { status: "submitted", submittedAt: new Date() } });
+    await audit(tx, { actorId: viewer.id, action: "annotation.submit", entityType: "annotation", entityId: own.id, caseId: o.caseId, data: { tuple: tupleOf(own) } });
+  });
+  return (await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "initial" }))!;
+}
+
+function tupleOf(f: AnnotationFields): StrictTuple {
+  return { categories: f.categories, primary: f.primary, nodeId: f.nodeId, nodeType: f.nodeType };
+}
+
+/**
+ * Finalize a case (adjudication): validates the final like a submission, stores it with its
+ * relation to the three initial annotations, and marks the case finalized. When two adjudicators
+ * finalize at once, the first to commit wins; the other gets WorkflowError 409 and their attempt
+ * (with its content) is kept in the audit trail.
+ */
+export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; fields: AnnotationFields }): Promise<AnnotationView> {
+  const attempt = async (action: string, data: Record<string, unknown>) =>
+    audit(db, { actorId: viewer.id, action, entityType: "case", entityId: o.caseId, caseId: o.caseId, data: { fields: o.fields, ...data } });
+  try {
+    await assertMayWrite(db, viewer, o.caseId, "final");
+  } catch (e) {
+    if (e instanceof WorkflowError && e.status === 409) await attempt("final.finalize_rejected", { reason: e.message });
+    throw e;
+  }
+  const g = await graphLookup(db, o.caseId, o.fields.evidence.map((e) => e.nodeId));
+  const errors = validateForSubmit(o.fields, g);
+  if (errors.length) throw new WorkflowError(400, "the final annotation is not valid", errors);
+  const initials = (await db.annotation.findMany({ where: { caseId: o.caseId, kind: "initial", status: "submitted" } })).map((a) => ({
+    categories: parseCategories(a.categories),
+    primary: a.primary as StrictTuple["primary"],
+    nodeId: a.nodeId,
+    nodeType: a.nodeType,
+  }));
+  const relation = relateFinal(initials, tupleOf(o.fields));
+  try {
+    await db.$transaction(async (tx) => {
+      const key = { caseId_userId_kind: { caseId: o.caseId, userId: viewer.id, kind: "final" } };
+      const cur = await tx.annotation.findUnique({ where: key });
+      const row = { ...fieldsToRow(o.fields), status: "submitted", submittedAt: new Date(), relationJson: JSON.stringify(relation) };
+      const a = cur
+        ? await tx.annotation.update({ where: { id: cur.id }, data: { ...row, version: { increment: 1 } } })
+        : await tx.annotation.create({ data: { caseId: o.caseId, userId: viewer.id, kind: "final", ...row, version: 1 } });
+      await tx.evidence.deleteMany({ where: { annotationId: a.id } });
+      if (o.fields.evidence.length) await tx.evidence.createMany({ data: o.fields.evidence.map((e, idx) => ({ annotationId: a.id, idx, nodeId: e.nodeId, quote: e.quote })) });
+      // the race is decided here: only one adjudicator can move finalAnnotationId from null
+      const won = await tx.case.updateMany({ where: { id: o.caseId, finalAnnotationId: null }, data: { finalAnnotationId: a.id, finalizedAt: new Date(), finalizedById: viewer.id } });
+      if (won.count === 0) throw new WorkflowError(409, "another adjudicator finalized this case first; your final was not saved as the case's final (it is kept in the audit trail)");
+      await tx.assignment.updateMany({ where: { caseId: o.caseId, userId: viewer.id, role: "adjudicator" }, data: { status: "submitted", submittedAt: new Date() } });
+      await audit(tx, { actorId: viewer.id, action: "final.finalize", entityType: "annotation", entityId: a.id, caseId: o.caseId, data: { tuple: tupleOf(o.fields), relation } });
+    });
+  } catch (e) {
+    if (e instanceof WorkflowError) await attempt("final.finalize_rejected", { reason: e.message });
+    else if (isUniqueViolation(e)) {
+      await attempt("final.finalize_rejected", { reason: "concurrent finalize" });
+      throw new WorkflowError(409, "another adjudicator finalized this case first");
+    }
+    throw e;
+  }
+  return (await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "final" }))!;
+}
+
+function isUniqueViolation(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { code?: string }).code === "P2002";
+}
+
+/**
+ * Admin: reopen a submitted annotation (initial or final) with a reason. The author can edit it
+ * again; a reopened final un-finalizes the case.
+ */
+export async function reopenAnnotation(db: Db, actor: Viewer, o: { annotationId: string; reason: string }): Promise<void> {
+  if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can reopen an annotation");
+  if (!o.reason.trim()) throw new WorkflowError(400, "a reason is required", [{ field: "reason", message: "Say why it is reopened." }]);
+  await db.$transaction(async (tx) => {
+    const a = await tx.annotation.findUnique({ where: { id: o.annotationId } });
+    if (!a) throw new WorkflowError(404, "no such annotation");
+    if (a.status !== "submitted") throw new WorkflowError(409, "only a submitted annotation can be reopened");
+    await tx.annotation.update({ where: { id: a.id }, data: { status: "draft", reopenedAt: new Date(), version: { increment: 1 } } });
+    if (a.kind === "initial") await tx.assignment.updateMany({ where: { caseId: a.caseId, userId: a.userId, role: "annotator" }, data: { status: "in_progress", submittedAt: null } });
+    else {
+      await tx.case.updateMany({ where: { id: a.caseId, finalAnnotationId: a.id }, data: { finalAnnotationId: null, finalizedAt: null, finalizedById: null } });
+      await tx.assignment.updateMany({ where: { caseId: a.caseId, userId: a.userId, role: "adjudicator" }, data: { status: "in_progress", submittedAt: null } });
+    }
+    await audit(tx, { actorId: actor.id, action: "annotation.reopen", entityType: "annotation", entityId: a.id, caseId: a.caseId, data: { reason: o.reason, kind: a.kind, authorId: a.userId } });
+  });
+}
+
+/** The audit trail of a case, newest first (not for annotators who are still blind to it). */
+export async function listCaseAudit(db: Db, viewer: Viewer, o: { caseId: string }) {
+  if (!(await mayViewerSeeOthers(db, viewer, o.caseId)) || !hasRole(viewer, "admin", "researcher", "adjudicator")) {
+    throw new WorkflowError(403, "the audit trail of this case is not available to you");
+  }
+  const rows = await db.auditEvent.findMany({ where: { caseId: o.caseId }, orderBy: [{ at: "desc" }, { id: "desc" }], include: { actor: { select: { email: true, name: true } } } });
+  return rows.map((r) => ({ id: r.id, at: r.at.toISOString(), action: r.action, entityType: r.entityType, entityId: r.entityId, actor: r.actor, data: JSON.parse(r.dataJson) as unknown }));
+}
+
+export { emptyAnnotationFields };
+
+/** Admin overview: submitted annotations (newest first) and per-case progress. */
+export async function listSubmittedAnnotations(db: Db, actor: Viewer, o: { take?: number } = {}) {
+  if (!hasRole(actor, "admin")) throw new WorkflowError(403, "admins only");
+  const rows = await db.annotation.findMany({
+    where: { status: "submitted" },
+    orderBy: { submittedAt: "desc" },
+    take: o.take ?? 50,
+    include: { user: { select: { email: true } }, case: { select: { bundleId: true } } },
+  });
+  return rows.map((a) => ({ id: a.id, kind: a.kind, bundleId: a.case.bundleId, author: a.user.email, submittedAt: a.submittedAt?.toISOString() ?? null }));
+}
+
+/** Recent audit events across all cases (admins). */
+export async function listRecentAudit(db: Db, actor: Viewer, o: { take?: number } = {}) {
+  if (!hasRole(actor, "admin")) throw new WorkflowError(403, "admins only");
+  const rows = await db.auditEvent.findMany({ orderBy: [{ at: "desc" }, { id: "desc" }], take: o.take ?? 50, include: { actor: { select: { email: true } } } });
+  return rows.map((r) => ({ id: r.id, at: r.at.toISOString(), action: r.action, entityType: r.entityType, entityId: r.entityId, caseId: r.caseId, actor: r.actor?.email ?? null, data: r.dataJson }));
+}
