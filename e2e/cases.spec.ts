@@ -1,5 +1,13 @@
 import { expect, test } from "@playwright/test";
-import { HOSTILE_TEXT, hostileBundle, seedBundle } from "./fixtures";
+import { createUser, HOSTILE_TEXT, hostileBundle, seedBundle, signIn, type TestUser } from "./fixtures";
+
+let researcher: TestUser;
+test.beforeAll(async () => {
+  researcher = await createUser(["researcher"]);
+});
+test.beforeEach(async ({ page }) => {
+  await signIn(page, researcher);
+});
 
 test("case list shows the imported samples and filters by source dataset and task text", async ({ page }) => {
   await page.goto("/cases");

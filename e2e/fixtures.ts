@@ -1,22 +1,85 @@
 /**
- * Test data for e2e specs: each test seeds what it needs, with random ids, into the same real
- * database the app under test reads.
+ * Test data for e2e specs: each test seeds what it needs (users, cases, assignments) with random
+ * ids, into the same real database the app under test reads, through lib/db (the same code
+ * paths as the CLI and the app).
  */
 import { randomUUID } from "node:crypto";
-import { buildBundle, type ReplayBundle } from "../lib/bundle";
-import { importCase, openDb } from "../lib/db";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import type { Page, APIRequestContext } from "@playwright/test";
+import { request as pwRequest } from "@playwright/test";
+import { buildBundle, parseJsonText, type ReplayBundle } from "../lib/bundle";
+import { assignCases, importCase, openDb, upsertUser, type Db } from "../lib/db";
+import type { Role } from "../lib/annotation";
 import { E2E_DATABASE_URL } from "../playwright.config";
+
+const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../shared");
+export const PASSWORD = "e2e-password-1";
+
+async function withDb<T>(f: (db: Db) => Promise<T>): Promise<T> {
+  const { db } = openDb(E2E_DATABASE_URL);
+  try {
+    return await f(db);
+  } finally {
+    await db.$disconnect();
+  }
+}
 
 /** Store a bundle through lib/db (the same path as the CLI) and return it. */
 export async function seedBundle(make: (id: string) => ReplayBundle): Promise<ReplayBundle> {
   const b = make(`e2e/${randomUUID()}`);
-  const { db } = openDb(E2E_DATABASE_URL);
-  try {
-    await importCase(db, { bundle: b });
-  } finally {
-    await db.$disconnect();
-  }
+  await withDb((db) => importCase(db, { bundle: b }));
   return b;
+}
+
+/** A copy of a gold bundle under a fresh random id (so each test has its own case). */
+export function goldCopy(name: "gold-c1" | "gold-c2" | "gold-c3" | "gold-c4") {
+  return (id: string): ReplayBundle => {
+    const b = parseJsonText(readFileSync(path.join(SHARED, `fixtures/bundles/${name}.bundle.json`), "utf8")) as ReplayBundle;
+    return { ...b, id };
+  };
+}
+
+export interface TestUser {
+  id: string;
+  email: string;
+  password: string;
+  name: string;
+  roles: Role[];
+}
+
+/** A new account with the given roles and a random email. */
+export async function createUser(roles: Role[], name = roles.join("+")): Promise<TestUser> {
+  const email = `${roles[0]}-${randomUUID().slice(0, 8)}@e2e.test`;
+  const u = await withDb((db) => upsertUser(db, { email, name: `${name} ${email.slice(0, 14)}`, roles, password: PASSWORD }));
+  return { id: u.id, email, password: PASSWORD, name: `${name} ${email.slice(0, 14)}`, roles };
+}
+
+/** Assign a case (by bundle id) to these annotators and an adjudicator. */
+export async function assign(bundleId: string, annotators: TestUser[], adjudicator?: TestUser) {
+  await withDb(async (db) => {
+    const c = await db.case.findUniqueOrThrow({ where: { bundleId } });
+    const admin = await upsertUser(db, { email: "e2e-admin@e2e.test", roles: ["admin"], password: PASSWORD });
+    await assignCases(db, { id: admin.id, roles: ["admin"] }, { caseIds: [c.id], perCase: annotators.length, annotatorIds: annotators.map((a) => a.id), adjudicatorId: adjudicator?.id ?? null });
+  });
+}
+
+/** Sign in through the real form. */
+export async function signIn(page: Page, u: Pick<TestUser, "email" | "password">) {
+  await page.context().clearCookies();
+  await page.goto("/sign-in");
+  await page.getByLabel("Email").fill(u.email);
+  await page.getByLabel("Password").fill(u.password);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+}
+
+/** An API client signed in as the user (cookie from better-auth's sign-in endpoint). */
+export async function apiAs(baseURL: string, u: Pick<TestUser, "email" | "password">): Promise<APIRequestContext> {
+  const ctx = await pwRequest.newContext({ baseURL, extraHTTPHeaders: { origin: baseURL } });
+  const r = await ctx.post("/api/auth/sign-in/email", { data: { email: u.email, password: u.password } });
+  if (!r.ok()) throw new Error(`sign-in failed for ${u.email}: ${r.status()} ${await r.text()}`);
+  return ctx;
 }
 
 export const HOSTILE_TEXT = `<script>window.__xss = 1</script><img src=x onerror="window.__xss = 2"> <b>not bold</b>`;

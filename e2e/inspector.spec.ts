@@ -1,6 +1,14 @@
 import { expect, test, type Page } from "@playwright/test";
 import { syntheticBundle } from "../lib/bundle";
-import { seedBundle } from "./fixtures";
+import { createUser, seedBundle, signIn, type TestUser } from "./fixtures";
+
+let researcher: TestUser;
+test.beforeAll(async () => {
+  researcher = await createUser(["researcher"]);
+});
+test.beforeEach(async ({ page }) => {
+  await signIn(page, researcher);
+});
 
 const GOLD = "ag2/webarena_verified_hard_267/attempt_000";
 const goldUrl = (node?: string) => `/cases/${encodeURIComponent(GOLD)}${node ? `?node=${node}` : ""}`;

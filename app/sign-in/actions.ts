@@ -5,7 +5,7 @@ import { headers } from "next/headers";
 import { z } from "zod";
 import { getAuth } from "@/lib/auth";
 
-export const signInSchema = z.object({
+const signInSchema = z.object({
   email: z.string().email("Enter an email address."),
   password: z.string().min(1, "Enter your password."),
   next: z.string().optional(),

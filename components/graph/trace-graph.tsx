@@ -229,7 +229,9 @@ function initialViewport(layout: LayoutResult, selectedId: string | null, w: num
   const readable = Math.min(1, Math.max(0.75, w / Math.max(layout.width, 1)));
   if (!p) return fit.zoom >= 0.6 ? fit : { x: 20, y: 20, zoom: readable };
   const zoom = fit.zoom >= 0.6 ? fit.zoom : readable;
-  return centreOn({ x: p.x + layout.nodeWidth / 2, y: p.y + layout.nodeHeight / 2 }, zoom, w, h);
+  const v = centreOn({ x: p.x + layout.nodeWidth / 2, y: p.y + layout.nodeHeight / 2 }, zoom, w, h);
+  // never leave empty space above the first row or left of the first lane
+  return { ...v, x: Math.min(v.x, 20), y: Math.min(v.y, 30) };
 }
 
 /** Fit the whole graph; for graphs too tall to read at MIN_ZOOM, fit the width around the selection. */

@@ -1,0 +1,78 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseJsonText, validateBundle } from "../bundle";
+import { AnnotationsFileError, exportAnnotations, importAnnotationsFile } from "./annotations-io";
+import { importCase } from "./cases";
+import type { DbHandle } from "./client";
+import { freshTestDb } from "./test-db";
+
+const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
+const read = (p: string) => parseJsonText(readFileSync(path.join(SHARED, p), "utf8"));
+const C4 = "crewai/webarena_verified_hard_204/attempt_000";
+
+let h: DbHandle;
+beforeAll(async () => {
+  h = await freshTestDb();
+  for (const c of ["c1", "c2", "c3", "c4"]) {
+    const r = validateBundle(read(`fixtures/bundles/gold-${c}.bundle.json`));
+    if (!r.ok) throw new Error("gold invalid");
+    await importCase(h.db, { bundle: r.bundle });
+  }
+}, 120_000);
+afterAll(async () => {
+  await h?.db.$disconnect();
+});
+
+const initial = (annotator: string, extra: Record<string, unknown> = {}) => ({
+  annotator,
+  categories: ["C1", "C4"],
+  primary: "C4",
+  nodeId: "agent_action_0000",
+  nodeType: "agent_action",
+  evidence: [{ nodeId: "agent_action_0000", quote: "I would browse to the  __SHOPPING_ADMIN__\npage" }], // whitespace folded like the form
+  ...extra,
+});
+
+describe(`lib/db annotations-io (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  test("a file that is not symtrace.annotations/v1 throws AnnotationsFileError with paths", async () => {
+    await expect(importAnnotationsFile(h.db, { format: "symtrace.annotations/v2", cases: [] })).rejects.toBeInstanceOf(AnnotationsFileError);
+    await expect(importAnnotationsFile(h.db, [])).rejects.toMatchObject({ errors: [{ path: "$" }] });
+  });
+
+  test("unknown keys are tolerated; the adjudicator may not be one of the annotators; file-level adjudicator", async () => {
+    const bad = await importAnnotationsFile(h.db, {
+      format: "symtrace.annotations/v1",
+      cases: [{ caseId: C4, initial: [initial("p1"), initial("p2")], final: { ...initial("p2"), annotator: "p2" } }],
+    });
+    expect(bad.failed).toEqual([{ caseId: C4, errors: [{ path: "$.cases[0].final.annotator", message: expect.stringMatching(/another person must adjudicate/) }] }]);
+    expect(bad.imported.cases).toBe(0);
+
+    const r = await importAnnotationsFile(
+      h.db,
+      {
+        format: "symtrace.annotations/v1",
+        adjudicator: "Judge Dredd",
+        note: "unknown top-level key",
+        cases: [{ caseId: C4, tags: ["x"], initial: [initial("p1", { extraKey: 1 }), initial("p2"), initial("p3", { confidence: "low" })], final: { ...initial("x"), annotator: undefined } }],
+      },
+      { source: "unit.json" },
+    );
+    expect(r).toMatchObject({ imported: { cases: 1, initial: 3, final: 1 }, failed: [], accountsCreated: ["p1", "p2", "p3", "Judge Dredd"] });
+    const c = await h.db.case.findUniqueOrThrow({ where: { bundleId: C4 } });
+    const fin = await h.db.annotation.findUniqueOrThrow({ where: { id: c.finalAnnotationId! }, include: { user: true, evidence: true } });
+    expect(fin.user).toMatchObject({ name: "Judge Dredd", email: "judge-dredd@imported.symtrace.local", roles: "adjudicator" });
+    expect(fin.confidence).toBeNull();
+    expect(fin.rationale).toBe("");
+    expect(JSON.parse(fin.relationJson!)).toEqual({ pattern: "unanimous", kept: "kept_unanimous", supportedBy: 3, setEqualsUnion: true, added: [], removed: [] });
+    const audits = await h.db.auditEvent.findMany({ where: { caseId: c.id, action: { in: ["annotation.import", "final.import"] } } });
+    expect(audits).toHaveLength(4);
+    expect(audits.every((a) => JSON.parse(a.dataJson).source === "unit.json")).toBe(true);
+
+    const file = await exportAnnotations(h.db, { bundleId: C4 });
+    expect(file.cases[0].initial).toHaveLength(3);
+    expect(file.cases[0].final).toMatchObject({ adjudicator: "Judge Dredd", primary: "C4" });
+    const again = await importAnnotationsFile(h.db, file);
+    expect(again).toMatchObject({ imported: { cases: 0, initial: 0, final: 0 }, updated: 0, skipped: 4, failed: [] });
+  });
+});
