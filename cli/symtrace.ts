@@ -32,6 +32,9 @@ const USAGE = [
   "symtrace user list",
   "symtrace annotations import <file>   (symtrace.annotations/v1; cases by bundle id, which must be imported first)",
   "symtrace annotations export --out <file> [--case <bundleId>] [--submitted-only]",
+  "symtrace agreement <annotations.json> [--resamples N] [--seed S]",
+  "symtrace agreement --mad <MAD file>",
+  "symtrace agreement --from-db [--dataset D] [--mas M] [--benchmark B] [--resamples N] [--seed S]",
 ];
 
 function print(o: Out): void {
@@ -247,6 +250,38 @@ async function annotationsCmd(args: string[]): Promise<number> {
   throw new UsageError(`unknown annotations command "${sub ?? ""}"; usage: ${USAGE[5]} | ${USAGE[6]}`);
 }
 
+/**
+ * `agreement <file> [--resamples N] [--seed S]`, `agreement --mad <file>` (cli/agreement.ts), and
+ * `agreement --from-db [--dataset D] [--mas M] [--benchmark B] [--resamples N] [--seed S]`.
+ */
+async function agreementCmd(args: string[]): Promise<number> {
+  if (args.includes("--from-db")) {
+    const rest = args.filter((a) => a !== "--from-db");
+    const dataset = flag(rest, "--dataset");
+    const mas = flag(rest, "--mas");
+    const benchmark = flag(rest, "--benchmark");
+    const resamples = flag(rest, "--resamples");
+    const seed = flag(rest, "--seed");
+    if (rest.length) throw new UsageError(`unexpected ${rest.join(" ")}; usage: symtrace agreement --from-db [--dataset D] [--mas M] [--benchmark B] [--resamples N] [--seed S]`);
+    for (const [n, v] of [["--resamples", resamples], ["--seed", seed]] as const) {
+      if (v !== undefined && !/^\d+$/.test(v)) throw new UsageError(`${n} must be a non-negative integer`);
+    }
+    const { agreementFromDb } = await import("../lib/services/agreement");
+    const { db } = await openMigratedDb();
+    try {
+      const r = await agreementFromDb(db, { dataset, mas, benchmark }, { resamples: resamples ? Number(resamples) : undefined, seed: seed ? Number(seed) : undefined });
+      print(r as unknown as Out);
+      return r.ok ? 0 : 1;
+    } finally {
+      await db.$disconnect();
+    }
+  }
+  const { agreementCommand } = await import("./agreement");
+  const r = await agreementCommand(args);
+  print(r.output as Out);
+  return r.code;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [cmd, ...args] = argv;
   switch (cmd) {
@@ -265,9 +300,11 @@ async function main(argv: string[]): Promise<number> {
       return userCmd(args);
     case "annotations":
       return annotationsCmd(args);
+    case "agreement":
+      return agreementCmd(args);
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db`,
       );
   }
 }
