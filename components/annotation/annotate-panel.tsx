@@ -33,7 +33,7 @@ export function AnnotatePanel({
       const res = await fetch(`/api/cases/${caseKey}/annotations/mine/submit`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ version: draft.version }),
+        body: JSON.stringify({ version: draft.latestVersion() }),
       });
       const body = (await res.json()) as { annotation?: { version: number }; error?: string; fieldErrors?: FieldError[] };
       if (!res.ok) {

@@ -44,6 +44,7 @@ export function useDraft(caseKey: string, kind: "initial" | "final", initial: Ow
   }, [fields, version]);
   const inflight = useRef<Promise<boolean> | null>(null);
 
+  /** Save now; resolves true when saved (then `latestVersion()` is the saved version). */
   const saveNow = useCallback(async (): Promise<boolean> => {
     if (inflight.current) await inflight.current;
     const run = (async () => {
@@ -98,5 +99,7 @@ export function useDraft(caseKey: string, kind: "initial" | "final", initial: Ow
     setSave({ kind: "saved", at: new Date().toLocaleTimeString() });
   }, []);
 
-  return { fields, setFields, version, setVersion, status, setStatus, save, saveNow, errors, setErrors, adoptServerCopy, pending: dirtyTick };
+  const latestVersion = useCallback(() => latest.current.version, []);
+
+  return { fields, setFields, version, latestVersion, setVersion, status, setStatus, save, saveNow, errors, setErrors, adoptServerCopy, pending: dirtyTick };
 }

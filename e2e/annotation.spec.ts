@@ -1,0 +1,142 @@
+import { expect, test, type Page } from "@playwright/test";
+import { assign, createUser, goldCopy, seedBundle, signIn, type TestUser } from "./fixtures";
+
+/**
+ * The SymFail workflow with four real users in a real browser: three annotators label the same
+ * gold case independently, the adjudicator finalizes, and the case shows as finalized.
+ */
+
+const row = (page: Page, id: string) => page.locator(`[role=option][data-node-id="${id}"]`);
+
+async function selectTextInContent(page: Page, text: string) {
+  await page.evaluate((needle) => {
+    const root = document.querySelector("[data-testid=node-content]")!;
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const i = n.textContent!.indexOf(needle);
+      if (i >= 0) {
+        const r = document.createRange();
+        r.setStart(n, i);
+        r.setEnd(n, i + needle.length);
+        const sel = window.getSelection()!;
+        sel.removeAllRanges();
+        sel.addRange(r);
+        return;
+      }
+    }
+    throw new Error(`text not found in node content: ${needle}`);
+  }, text);
+}
+
+interface Plan {
+  categories: string[];
+  primary: string;
+  node: string;
+  confidence: "high" | "medium" | "low";
+  rationale: string;
+  quote?: { node: string; text: string };
+}
+
+async function annotate(page: Page, caseUrl: string, plan: Plan) {
+  await page.goto(caseUrl);
+  await expect(page.getByTestId("blind-notice")).toBeVisible();
+  await page.getByRole("tab", { name: "Annotate" }).click();
+  const panel = page.getByTestId("annotate-panel");
+  if (plan.quote) {
+    await row(page, plan.quote.node).click();
+    await page.getByRole("tab", { name: "Node" }).click();
+    await expect(page.locator(`[data-testid=node-detail][data-node-id="${plan.quote.node}"]`)).toBeVisible();
+    await selectTextInContent(page, plan.quote.text);
+    await page.getByRole("button", { name: "Quote selection as evidence" }).click();
+    await expect(page.getByRole("status")).toContainText("Quoted");
+    await page.getByRole("tab", { name: "Annotate" }).click();
+  }
+  for (const c of plan.categories) await panel.getByRole("checkbox", { name: new RegExp(`^${c} `) }).check();
+  await panel.getByRole("radio", { name: plan.primary, exact: true }).check();
+  await row(page, plan.node).click();
+  await panel.getByRole("button", { name: `Use selected node (${plan.node})` }).click();
+  await expect(panel.getByTestId("chosen-node")).toContainText(plan.node);
+  await panel.getByRole("radio", { name: new RegExp(`^${plan.confidence} `) }).check();
+  await panel.getByLabel("Rationale").fill(plan.rationale);
+  await expect(panel.getByTestId("save-status")).toContainText("saved", { timeout: 10_000 });
+  await panel.getByRole("button", { name: "Submit annotation" }).click();
+  await expect(page.getByText("submitted · locked")).toBeVisible({ timeout: 10_000 });
+}
+
+test("three annotators annotate the same gold case blind, the adjudicator finalizes, and the case shows as finalized", async ({ page }) => {
+  test.setTimeout(180_000);
+  const b = await seedBundle(goldCopy("gold-c2"));
+  const caseUrl = `/cases/${encodeURIComponent(b.id)}`;
+  const [a1, a2, a3] = await Promise.all([createUser(["annotator"], "Ann A"), createUser(["annotator"], "Ann B"), createUser(["annotator"], "Ann C")]);
+  const judge: TestUser = await createUser(["adjudicator"], "Judge");
+  await assign(b.id, [a1, a2, a3], judge);
+
+  // the adjudicator cannot adjudicate before three are in
+  await signIn(page, judge);
+  await page.goto("/queue");
+  await expect(page.getByTestId("queue")).toContainText("0/3 submitted");
+
+  const plans: Plan[] = [
+    { categories: ["C2", "C3"], primary: "C2", node: "tool_result_0002", confidence: "high", rationale: "A: repeats the same page after learning nothing new.", quote: { node: "tool_result_0002", text: "Stephen King was born in Portland" } },
+    { categories: ["C2"], primary: "C2", node: "tool_result_0002", confidence: "medium", rationale: "B: stalled progress on the same page." },
+    { categories: ["C3"], primary: "C3", node: "agent_action_0002", confidence: "low", rationale: "C: the coordinates query left an unresolved condition." },
+  ];
+  for (const [u, plan] of [
+    [a1, plans[0]],
+    [a2, plans[1]],
+    [a3, plans[2]],
+  ] as const) {
+    await signIn(page, u);
+    await page.goto("/queue");
+    await expect(page.getByTestId("queue-progress")).toContainText("1 to do");
+    await annotate(page, caseUrl, plan);
+    // after submitting, the queue shows it done
+    await page.goto("/queue");
+    await expect(page.getByTestId("queue-progress")).toContainText("1 done");
+  }
+
+  await signIn(page, judge);
+  await page.goto(caseUrl);
+  await page.getByRole("tab", { name: "Adjudicate" }).click();
+  const adj = page.getByTestId("adjudicate-panel");
+  await expect(adj.getByTestId("annotation-summary")).toHaveCount(3);
+  await expect(adj.getByTestId("disagreement")).toContainText("disputed: C2, C3");
+  await expect(adj).toContainText("A: repeats the same page");
+  // the graph and the timeline mark which node each annotator chose
+  await adj.getByRole("button", { name: "tool_result_0002" }).first().click();
+  await expect(row(page, "tool_result_0002").locator('[data-mark="A1"]')).toBeVisible();
+  await expect(page.locator('.react-flow__node[data-id="tool_result_0002"] [data-mark="A1"]')).toBeVisible();
+  await expect(page.locator('.react-flow__node[data-id="tool_result_0002"] [data-mark="A2"]')).toBeVisible();
+  await adj.getByRole("button", { name: "Start the final from A1" }).click();
+  await adj.getByLabel("Rationale").fill("Final: C2 at tool_result_0002; the repeated browse after the failed coordinate query is the earliest actionable node.");
+  await page.screenshot({ path: "e2e-artifacts/adjudication.png" });
+  await adj.getByRole("button", { name: "Finalize case" }).click();
+  await expect(page.getByTestId("finalized-badge")).toBeVisible({ timeout: 15_000 });
+
+  // a researcher sees the case as finalized, with the final and the three annotations
+  const researcher = await createUser(["researcher"]);
+  await signIn(page, researcher);
+  await page.goto(caseUrl);
+  await expect(page.getByTestId("finalized-badge")).toBeVisible();
+  await page.getByRole("tab", { name: "Final" }).click();
+  await expect(page.getByTestId("annotations-view")).toContainText("Final: C2 at tool_result_0002");
+  await expect(page.getByTestId("annotations-view").getByTestId("annotation-summary")).toHaveCount(4);
+  await page.screenshot({ path: "e2e-artifacts/finalized-case.png" });
+});
+
+test("a submit with problems is refused with field-level messages in the form", async ({ page }) => {
+  const b = await seedBundle(goldCopy("gold-c2"));
+  const [a1, a2, a3] = await Promise.all([createUser(["annotator"]), createUser(["annotator"]), createUser(["annotator"])]);
+  await assign(b.id, [a1, a2, a3]);
+  await signIn(page, a1);
+  await page.goto(`/cases/${encodeURIComponent(b.id)}`);
+  await page.getByRole("tab", { name: "Annotate" }).click();
+  const panel = page.getByTestId("annotate-panel");
+  await panel.getByLabel("Rationale").fill("only a rationale");
+  await expect(panel.getByTestId("save-status")).toContainText("saved", { timeout: 10_000 });
+  await panel.getByRole("button", { name: "Submit annotation" }).click();
+  await expect(panel.getByText("Choose at least one category (C1–C4).")).toBeVisible();
+  await expect(panel.getByText("Pick the failure node in the graph or timeline.")).toBeVisible();
+  await expect(panel.getByText("Choose a confidence (high, medium or low).")).toBeVisible();
+  await expect(page.getByText("submitted · locked")).toHaveCount(0);
+});

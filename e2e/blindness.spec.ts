@@ -1,0 +1,603 @@
+/**
+ * The annotation workflow at the API level (annotation-protocol.md; the issue's "Done when"):
+ * 1. blindness, route by route: an annotator who has not submitted sees none of the other
+ *    annotators' work, no reference answer and no reference labels, from any route; the gate
+ *    opens only once they submit;
+ * 2. invalid annotations are refused with field-level messages, and nothing is submitted;
+ * 3. concurrency: two saves of one draft version (one wins, the other 409 with the saved copy,
+ *    its fields kept in the audit trail) and two adjudicators finalizing at once (first wins).
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { randomUUID } from "node:crypto";
+import { expect, test, type APIRequestContext, type APIResponse, type TestInfo } from "@playwright/test";
+import type { AnnotationFields } from "../lib/annotation";
+import type { ReplayBundle } from "../lib/bundle";
+import { apiAs, assign, createUser, goldCopy, seedBundle, signIn, type TestUser } from "./fixtures";
+
+// ------------------------------------------------------------------ helpers
+
+const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../shared");
+const GOLD = JSON.parse(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8")) as ReplayBundle & {
+  task: { reference?: unknown };
+};
+const NODE_IDS = GOLD.graph.nodes.map((n) => n.id);
+
+/** Every string and number inside a JSON value, as text. */
+function leaves(v: unknown, out: string[] = []): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (typeof v === "number") out.push(String(v));
+  else if (Array.isArray(v)) for (const x of v) leaves(x, out);
+  else if (v && typeof v === "object") for (const x of Object.values(v)) leaves(x, out);
+  return out;
+}
+
+/** The evaluator's reference answer (task.reference) of the gold case: its values, e.g. "01:33:00", "2176999". */
+const REFERENCE_VALUES = [...new Set(leaves(GOLD.task.reference))].filter((s) => s.length >= 4);
+
+const enc = encodeURIComponent;
+const baseOf = (ti: TestInfo) => ti.project.use.baseURL as string;
+const casePath = (bundleId: string) => `/api/cases/${enc(bundleId)}`;
+
+function fields(f: Partial<AnnotationFields>): AnnotationFields {
+  return { categories: [], primary: null, nodeId: null, nodeType: null, confidence: null, rationale: "", evidence: [], ...f };
+}
+
+async function putDraft(api: APIRequestContext, bundleId: string, version: number, f: AnnotationFields, kind: "initial" | "final" = "initial") {
+  return api.put(`${casePath(bundleId)}/annotations/mine`, { data: { kind, version, fields: f } });
+}
+
+async function submit(api: APIRequestContext, bundleId: string, version: number) {
+  return api.post(`${casePath(bundleId)}/annotations/mine/submit`, { data: { version } });
+}
+
+async function finalize(api: APIRequestContext, bundleId: string, f: AnnotationFields) {
+  return api.post(`${casePath(bundleId)}/finalize`, { data: { fields: f } });
+}
+
+async function mine(api: APIRequestContext, bundleId: string, kind: "initial" | "final" = "initial") {
+  const r = await api.get(`${casePath(bundleId)}/annotations/mine?kind=${kind}`);
+  expect(r.status()).toBe(200);
+  return (await r.json()).annotation as null | (AnnotationFields & { id: string; status: string; version: number; author: { id: string } });
+}
+
+/** Save a draft (new: version 0) and submit it; returns the submitted annotation. */
+async function saveAndSubmit(api: APIRequestContext, bundleId: string, f: AnnotationFields) {
+  const s = await putDraft(api, bundleId, 0, f);
+  expect(s.status(), await s.text()).toBe(200);
+  const draft = (await s.json()).annotation as { id: string; version: number };
+  const sub = await submit(api, bundleId, draft.version);
+  expect(sub.status(), await sub.text()).toBe(200);
+  const done = (await sub.json()).annotation as { id: string; status: string };
+  expect(done.status).toBe("submitted");
+  return done;
+}
+
+const fieldNames = (body: { fieldErrors?: Array<{ field: string; message: string }> }) => (body.fieldErrors ?? []).map((e) => e.field);
+
+/** Statuses of two responses, sorted (for "exactly one 200 and one 409"). */
+const statuses = (rs: APIResponse[]) => rs.map((r) => r.status()).sort((a, b) => a - b);
+
+// ------------------------------------------------------------------ 1. blindness, route by route
+
+test.describe("blindness: an annotator who has not submitted sees nothing of the others", () => {
+  const tag = randomUUID().slice(0, 8);
+  // Distinctive strings (plain ASCII, no characters that HTML or JSON would escape).
+  const A_RATIONALE = `A-rationale-${tag} the agent browses the same page again after it failed zorblaxA${tag}`;
+  const B_RATIONALE = `B-rationale-${tag} the plan says coordinates but the action repeats the browse quuxvelB${tag}`;
+  const C_RATIONALE = `C-own-rationale-${tag} the final result is a browse action`;
+  // Quotes occur in node content (checked at submission), but in no node label nor the task prompt.
+  const A_QUOTE = "born in Portland, Maine";
+  const B_QUOTE = "Stephen King was born";
+  const REFLABEL_REASON = `REFLABEL-reason-${tag} the dataset says the orchestrator looped`;
+  const REFLABEL_MODE = `REFLABEL-mode-${tag}`;
+
+  const A_FIELDS = fields({
+    categories: ["C2"],
+    primary: "C2",
+    nodeId: "agent_action_0002",
+    nodeType: "agent_action",
+    confidence: "high",
+    rationale: A_RATIONALE,
+    evidence: [{ nodeId: "tool_result_0000", quote: A_QUOTE }],
+  });
+  const B_FIELDS = fields({
+    categories: ["C2", "C4"],
+    primary: "C4",
+    nodeId: "tool_call_0002",
+    nodeType: "tool_call",
+    confidence: "medium",
+    rationale: B_RATIONALE,
+    evidence: [{ nodeId: "tool_result_0002", quote: B_QUOTE }],
+  });
+  const C_FIELDS = fields({
+    categories: ["C1"],
+    primary: "C1",
+    nodeId: "final_result",
+    nodeType: "final_result",
+    confidence: "low",
+    rationale: C_RATIONALE,
+    evidence: [{ nodeId: "final_result", quote: "wiki/Stephen_King" }],
+  });
+
+  let bundleId: string;
+  let A: TestUser, B: TestUser, C: TestUser, D: TestUser, J: TestUser, R: TestUser;
+  let aId: string, bId: string, cId: string;
+  let apiC: APIRequestContext;
+
+  /** Every secret of A's and B's work, the reference answer and the reference labels. */
+  function secrets(level: "all" | "trace" | "page") {
+    const s: Array<[string, string]> = [
+      ["A's rationale", A_RATIONALE],
+      ["B's rationale", B_RATIONALE],
+      ["A's rationale word", `zorblaxA${tag}`],
+      ["B's rationale word", `quuxvelB${tag}`],
+      ["A's annotation id", aId],
+      ["B's annotation id", bId],
+      ["A's user id", A.id],
+      ["B's user id", B.id],
+      ["A's email", A.email],
+      ["B's email", B.email],
+      ["reference label reason", REFLABEL_REASON],
+      ["reference label failure mode", REFLABEL_MODE],
+      ...REFERENCE_VALUES.map((v): [string, string] => ["reference answer", v]),
+    ];
+    // quotes are trace content: they may appear where the trace itself is served
+    if (level !== "trace") s.push(["A's quote", A_QUOTE], ["B's quote", B_QUOTE]);
+    // tuple node ids are graph content: only annotation data must not carry them
+    if (level === "all") s.push(["A's node", A_FIELDS.nodeId!], ["B's node", B_FIELDS.nodeId!]);
+    return s;
+  }
+
+  /** No secret occurs in the raw text of a response (all secrets checked at once). */
+  function expectNoLeak(text: string, level: "all" | "trace" | "page" = "all", where = "") {
+    const leaked = secrets(level)
+      .filter(([, v]) => v && text.includes(v))
+      .map(([k, v]) => `${k} (${JSON.stringify(v)})`);
+    expect(leaked, `leaked${where ? ` by ${where}` : ""}`).toEqual([]);
+  }
+
+  test.beforeAll(async ({}, ti) => {
+    // gold-c2 under a fresh id, plus dataset reference labels (importCase stores a bundle's `referenceLabels`)
+    const made = await seedBundle(
+      (id) =>
+        ({
+          ...goldCopy("gold-c2")(id),
+          referenceLabels: [
+            { source: "e2e", annotator: "consensus", nodeId: "agent_action_0002", agent: "WebSurfer", reason: REFLABEL_REASON, failureModes: [{ mode: REFLABEL_MODE, code: "1.3", present: true }] },
+          ],
+        }) as ReplayBundle,
+    );
+    bundleId = made.id;
+    [A, B, C, D, J, R] = await Promise.all([
+      createUser(["annotator"], "A"),
+      createUser(["annotator"], "B"),
+      createUser(["annotator"], "C"),
+      createUser(["annotator"], "D"),
+      createUser(["adjudicator"], "J"),
+      createUser(["researcher"], "R"),
+    ]);
+    await assign(bundleId, [A, B, C], J);
+    const base = baseOf(ti);
+    const [apiA, apiB] = await Promise.all([apiAs(base, A), apiAs(base, B)]);
+    aId = (await saveAndSubmit(apiA, bundleId, A_FIELDS)).id;
+    bId = (await saveAndSubmit(apiB, bundleId, B_FIELDS)).id;
+    apiC = await apiAs(base, C);
+    const s = await putDraft(apiC, bundleId, 0, C_FIELDS);
+    expect(s.status(), await s.text()).toBe(200);
+    cId = (await s.json()).annotation.id;
+    await Promise.all([apiA.dispose(), apiB.dispose()]);
+  });
+  test.afterAll(async () => {
+    await apiC?.dispose();
+  });
+
+  test("GET /api/cases/<id>/annotations: blind, no initials, no final, only C's own draft", async () => {
+    const r = await apiC.get(`${casePath(bundleId)}/annotations`);
+    expect(r.status()).toBe(200);
+    const text = await r.text();
+    expectNoLeak(text, "all", "GET annotations");
+    const body = JSON.parse(text);
+    expect(body.blind).toBe(true);
+    expect(body.initials).toEqual([]);
+    expect(body.final).toBeNull();
+    expect(body.finalizedAt ?? null).toBeNull();
+    expect(body.own).toMatchObject({ id: cId, status: "draft", author: { id: C.id }, rationale: C_RATIONALE, categories: ["C1"], primary: "C1", nodeId: "final_result" });
+  });
+
+  test("GET /api/cases/<id>/annotations/mine?kind=initial|final: only C's own", async () => {
+    const ri = await apiC.get(`${casePath(bundleId)}/annotations/mine?kind=initial`);
+    expect(ri.status()).toBe(200);
+    const ti = await ri.text();
+    expectNoLeak(ti, "all", "GET mine?kind=initial");
+    expect(JSON.parse(ti).annotation).toMatchObject({ id: cId, author: { id: C.id }, status: "draft" });
+
+    const rf = await apiC.get(`${casePath(bundleId)}/annotations/mine?kind=final`);
+    expect(rf.status()).toBe(200);
+    const tf = await rf.text();
+    expectNoLeak(tf, "all", "GET mine?kind=final");
+    expect(JSON.parse(tf).annotation).toBeNull();
+  });
+
+  test("GET /api/cases/<id>/audit: 403, no data", async () => {
+    const r = await apiC.get(`${casePath(bundleId)}/audit`);
+    expect(r.status()).toBe(403);
+    const text = await r.text();
+    expectNoLeak(text, "all", "GET audit");
+    expect(JSON.parse(text).events).toBeUndefined();
+  });
+
+  test("GET /api/cases/<id>/reference-labels: 403, no labels", async () => {
+    const r = await apiC.get(`${casePath(bundleId)}/reference-labels`);
+    expect(r.status()).toBe(403);
+    const text = await r.text();
+    expectNoLeak(text, "all", "GET reference-labels");
+    expect(JSON.parse(text).labels).toBeUndefined();
+  });
+
+  test("GET /api/queue: only C's own assignment, no one else's data", async () => {
+    const r = await apiC.get("/api/queue");
+    expect(r.status()).toBe(200);
+    const text = await r.text();
+    expectNoLeak(text, "all", "GET queue");
+    const items = JSON.parse(text).items as Array<Record<string, unknown>>;
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({ role: "annotator", bundleId, status: "in_progress" });
+    // an annotator is not even told how many others have submitted
+    expect(items[0].submittedInitials).toBeUndefined();
+    expect(text).not.toContain(J.id);
+  });
+
+  test("GET /api/cases/<id>/nodes/<nodeId>: trace content only, for every node", async () => {
+    for (const nodeId of NODE_IDS) {
+      const r = await apiC.get(`${casePath(bundleId)}/nodes/${enc(nodeId)}`);
+      expect(r.status(), nodeId).toBe(200);
+      const text = await r.text();
+      expectNoLeak(text, "trace", `GET nodes/${nodeId}`);
+      expect(JSON.parse(text).nodeId).toBe(nodeId);
+    }
+  });
+
+  test("GET /api/cases/<id>/search: trace content only (a word of A's rationale finds nothing)", async () => {
+    for (const q of [`zorblaxA${tag}`, `quuxvelB${tag}`, A_RATIONALE.slice(0, 40), "REFLABEL", REFERENCE_VALUES[0] ?? "01:33:00"]) {
+      const r = await apiC.get(`${casePath(bundleId)}/search?q=${enc(q)}`);
+      expect(r.status(), q).toBe(200);
+      const text = await r.text();
+      expectNoLeak(text, "trace", `search ${q}`);
+      expect(JSON.parse(text).nodeIds, `search "${q}" must not match annotation data`).toEqual([]);
+    }
+    // the search itself works on trace content
+    const r = await apiC.get(`${casePath(bundleId)}/search?q=${enc("Portland")}`);
+    expect((await r.json()).nodeIds).toContain("tool_result_0000");
+  });
+
+  test("/api/annotations/<A's id>/reopen: GET is not served, POST is an admin's: no data either way", async () => {
+    const g = await apiC.get(`/api/annotations/${enc(aId)}/reopen`);
+    expect(g.status()).not.toBe(200);
+    expectNoLeak(await g.text(), "all", "GET reopen");
+    const p = await apiC.post(`/api/annotations/${enc(aId)}/reopen`, { data: { reason: "let me see it" } });
+    expect(p.status()).toBe(403);
+    expectNoLeak(await p.text(), "all", "POST reopen");
+    // and A's annotation is still submitted (checked as the researcher later: initials include it)
+  });
+
+  test("POST /api/cases/<id>/finalize as C: 403, the message carries no one's data", async () => {
+    const r = await finalize(apiC, bundleId, C_FIELDS);
+    expect(r.status()).toBe(403);
+    const text = await r.text();
+    expectNoLeak(text, "all", "POST finalize");
+    expect(JSON.parse(text).error).toEqual(expect.any(String));
+  });
+
+  test("the case page HTML (server-rendered) and the case list carry none of the others' work", async ({ page }) => {
+    const r = await apiC.get(`/cases/${enc(bundleId)}`);
+    expect(r.status()).toBe(200);
+    const html = await r.text();
+    expect(html).toContain(C_RATIONALE); // the page did render C's own draft
+    expectNoLeak(html, "page", "case page HTML");
+
+    const l = await apiC.get(`/cases`);
+    expect(l.status()).toBe(200);
+    const list = await l.text();
+    expect(list).toContain(bundleId);
+    expectNoLeak(list, "page", "case list HTML");
+
+    // and the rendered page, after hydration and its own fetches
+    await signIn(page, C);
+    await page.goto(`/cases/${enc(bundleId)}`);
+    await expect(page.getByTestId("blind-notice")).toBeVisible();
+    await page.waitForLoadState("networkidle");
+    expectNoLeak(await page.locator("body").innerText(), "trace", "rendered case page");
+  });
+
+  test("an unassigned plain annotator D is blind too", async ({}, ti) => {
+    const apiD = await apiAs(baseOf(ti), D);
+    try {
+      const r = await apiD.get(`${casePath(bundleId)}/annotations`);
+      expect(r.status()).toBe(200);
+      const text = await r.text();
+      expectNoLeak(text, "all", "GET annotations as D");
+      expect(JSON.parse(text)).toMatchObject({ blind: true, own: null, initials: [], final: null });
+      for (const p of ["audit", "reference-labels"]) {
+        const x = await apiD.get(`${casePath(bundleId)}/${p}`);
+        expect(x.status(), p).toBe(403);
+        expectNoLeak(await x.text(), "all", `GET ${p} as D`);
+      }
+      const q = await apiD.get("/api/queue");
+      expect((await q.json()).items).toEqual([]);
+      const h = await apiD.get(`/cases/${enc(bundleId)}`);
+      expect(h.status()).toBe(200);
+      expectNoLeak(await h.text(), "page", "case page HTML as D");
+    } finally {
+      await apiD.dispose();
+    }
+  });
+
+  test("a researcher R sees the submitted initials (and reference labels), never C's draft", async ({}, ti) => {
+    const apiR = await apiAs(baseOf(ti), R);
+    try {
+      const r = await apiR.get(`${casePath(bundleId)}/annotations`);
+      expect(r.status()).toBe(200);
+      const body = await r.json();
+      expect(body.blind).toBe(false);
+      const byId = new Map((body.initials as Array<{ id: string; rationale: string; status: string }>).map((a) => [a.id, a]));
+      expect(byId.get(aId)).toMatchObject({ rationale: A_RATIONALE, status: "submitted" });
+      expect(byId.get(bId)).toMatchObject({ rationale: B_RATIONALE, status: "submitted" });
+      expect(JSON.stringify(body)).not.toContain(C_RATIONALE); // drafts are never shown
+      const l = await apiR.get(`${casePath(bundleId)}/reference-labels`);
+      expect(l.status()).toBe(200);
+      expect(await l.text()).toContain(REFLABEL_REASON); // the secret was real
+    } finally {
+      await apiR.dispose();
+    }
+  });
+
+  test("the gate opens only when C submits: then C sees A's and B's initials", async () => {
+    const before = await apiC.get(`${casePath(bundleId)}/annotations`);
+    expect((await before.json()).blind).toBe(true);
+    const own = await mine(apiC, bundleId);
+    const s = await submit(apiC, bundleId, own!.version);
+    expect(s.status(), await s.text()).toBe(200);
+
+    const r = await apiC.get(`${casePath(bundleId)}/annotations`);
+    expect(r.status()).toBe(200);
+    const body = await r.json();
+    expect(body.blind).toBe(false);
+    const byId = new Map((body.initials as Array<{ id: string }>).map((a) => [a.id, a]));
+    expect(byId.get(aId)).toMatchObject({ rationale: A_RATIONALE, evidence: [{ nodeId: "tool_result_0000", quote: A_QUOTE }], author: { id: A.id } });
+    expect(byId.get(bId)).toMatchObject({ rationale: B_RATIONALE, evidence: [{ nodeId: "tool_result_0002", quote: B_QUOTE }], author: { id: B.id } });
+    expect(byId.get(cId)).toMatchObject({ status: "submitted" });
+    expect(body.final).toBeNull();
+    const l = await apiC.get(`${casePath(bundleId)}/reference-labels`);
+    expect(l.status()).toBe(200);
+    expect(await l.text()).toContain(REFLABEL_REASON);
+  });
+});
+
+// ------------------------------------------------------------------ 2. invalid submissions
+
+test.describe("invalid annotations are refused with field-level messages", () => {
+  let bundleId: string;
+  let users: TestUser[];
+  const valid = fields({
+    categories: ["C2", "C3"],
+    primary: "C2",
+    nodeId: "agent_action_0002",
+    nodeType: "agent_action",
+    confidence: "medium",
+    rationale: "repeats the browse of a page that already gave no coordinates",
+    evidence: [{ nodeId: "agent_action_0002", quote: "look at the Stephen King page again" }],
+  });
+
+  test.beforeAll(async () => {
+    bundleId = (await seedBundle(goldCopy("gold-c2"))).id;
+    users = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => createUser(["annotator"], `V${i}`)));
+    await assign(bundleId, users);
+  });
+
+  /** The draft saves; the submit is refused with exactly these fields; nothing is submitted. */
+  async function refusedAtSubmit(ti: TestInfo, u: TestUser, f: AnnotationFields, expected: { must: string; allowed?: string[] }) {
+    const api = await apiAs(baseOf(ti), u);
+    try {
+      const s = await putDraft(api, bundleId, 0, f);
+      expect(s.status(), await s.text()).toBe(200);
+      const version = (await s.json()).annotation.version as number;
+      const r = await submit(api, bundleId, version);
+      expect(r.status()).toBe(400);
+      const body = await r.json();
+      const names = fieldNames(body);
+      expect(names).toContain(expected.must);
+      for (const n of names) expect([expected.must, ...(expected.allowed ?? [])], `unexpected field error ${n}`).toContain(n);
+      for (const e of body.fieldErrors) expect(e.message, e.field).toEqual(expect.stringMatching(/\S/));
+      const after = await mine(api, bundleId);
+      expect(after).toMatchObject({ status: "draft", version });
+    } finally {
+      await api.dispose();
+    }
+  }
+
+  /** A valid draft is saved; the faulty save is refused at once with exactly this field; the saved draft is unchanged. */
+  async function refusedAtSave(ti: TestInfo, u: TestUser, f: AnnotationFields, field: string) {
+    const api = await apiAs(baseOf(ti), u);
+    try {
+      const s = await putDraft(api, bundleId, 0, valid);
+      expect(s.status(), await s.text()).toBe(200);
+      const version = (await s.json()).annotation.version as number;
+      const r = await putDraft(api, bundleId, version, f);
+      expect(r.status()).toBe(400);
+      const body = await r.json();
+      expect(fieldNames(body)).toEqual([field]);
+      expect(body.fieldErrors[0].message).toEqual(expect.stringMatching(/\S/));
+      const after = await mine(api, bundleId);
+      expect(after).toMatchObject({ status: "draft", version, nodeId: valid.nodeId, nodeType: valid.nodeType });
+    } finally {
+      await api.dispose();
+    }
+  }
+
+  test("primary not in the category set → field primary", async ({}, ti) => {
+    await refusedAtSubmit(ti, users[0], { ...valid, categories: ["C3"], primary: "C2" }, { must: "primary" });
+  });
+
+  test("empty category set → field categories", async ({}, ti) => {
+    // with no categories the primary cannot be among them either: "primary" may be reported too
+    await refusedAtSubmit(ti, users[1], { ...valid, categories: [], primary: "C2" }, { must: "categories", allowed: ["primary"] });
+  });
+
+  test("quote not in the node's content → field evidence[0].quote", async ({}, ti) => {
+    await refusedAtSubmit(ti, users[2], { ...valid, evidence: [{ nodeId: "agent_action_0002", quote: "this sentence is nowhere in the trace" }] }, { must: "evidence[0].quote" });
+  });
+
+  test("node not in the graph → field nodeId (refused already when the draft is saved)", async ({}, ti) => {
+    await refusedAtSave(ti, users[3], { ...valid, nodeId: "agent_action_9999" }, "nodeId");
+  });
+
+  test("node type not the graph node's type → field nodeType (refused already when the draft is saved)", async ({}, ti) => {
+    await refusedAtSave(ti, users[4], { ...valid, nodeType: "tool_call" }, "nodeType");
+  });
+
+  test("a valid annotation of the same shape is accepted (control)", async ({}, ti) => {
+    const api = await apiAs(baseOf(ti), users[5]);
+    try {
+      await saveAndSubmit(api, bundleId, valid);
+    } finally {
+      await api.dispose();
+    }
+  });
+});
+
+// ------------------------------------------------------------------ 3. concurrency
+
+test.describe("concurrency", () => {
+  let admin: TestUser, researcher: TestUser;
+  test.beforeAll(async () => {
+    [admin, researcher] = await Promise.all([createUser(["admin"], "Admin"), createUser(["researcher"], "R")]);
+  });
+
+  async function auditOf(ti: TestInfo, bundleId: string) {
+    const api = await apiAs(baseOf(ti), admin);
+    try {
+      const r = await api.get(`${casePath(bundleId)}/audit`);
+      expect(r.status()).toBe(200);
+      return (await r.json()).events as Array<{ action: string; entityId: string; actor: { email: string } | null; data: Record<string, unknown> }>;
+    } finally {
+      await api.dispose();
+    }
+  }
+
+  for (const startVersion of [1, 0]) {
+    test(`two saves of the same draft at version ${startVersion} at once: one 200, one 409 with the saved copy, nothing lost`, async ({}, ti) => {
+      const bundleId = (await seedBundle(goldCopy("gold-c2"))).id;
+      const A = await createUser(["annotator"], "A");
+      await assign(bundleId, [A]);
+      const base = baseOf(ti);
+      const [tab1, tab2] = await Promise.all([apiAs(base, A), apiAs(base, A)]);
+      try {
+        if (startVersion === 1) {
+          const first = await putDraft(tab1, bundleId, 0, fields({ categories: ["C2"], rationale: "first save" }));
+          expect(first.status(), await first.text()).toBe(200);
+          expect((await first.json()).annotation.version).toBe(1);
+        }
+        const tag = randomUUID().slice(0, 8);
+        const f1 = fields({ categories: ["C2"], primary: "C2", nodeId: "agent_action_0002", nodeType: "agent_action", rationale: `tab one ${tag}` });
+        const f2 = fields({ categories: ["C3"], primary: "C3", nodeId: "tool_result_0001", nodeType: "tool_result", rationale: `tab two ${tag}` });
+        const rs = await Promise.all([putDraft(tab1, bundleId, startVersion, f1), putDraft(tab2, bundleId, startVersion, f2)]);
+        expect(statuses(rs), (await Promise.all(rs.map((r) => r.text()))).join("\n")).toEqual([200, 409]);
+        const winIdx = rs[0].status() === 200 ? 0 : 1;
+        const [won, lost] = [[f1, f2][winIdx], [f1, f2][1 - winIdx]];
+        const conflict = await rs[1 - winIdx].json();
+        expect(conflict.error).toMatch(/changed elsewhere/);
+        expect(conflict.current).toMatchObject({ version: startVersion + 1, rationale: won.rationale, status: "draft" });
+
+        const saved = await mine(tab1, bundleId);
+        expect(saved).toMatchObject({ version: startVersion + 1, rationale: won.rationale, categories: won.categories });
+
+        const events = await auditOf(ti, bundleId);
+        const conflicts = events.filter((e) => e.action === "annotation.save_conflict");
+        expect(conflicts).toHaveLength(1);
+        expect(conflicts[0].actor?.email).toBe(A.email);
+        expect(conflicts[0].data).toMatchObject({ kind: "initial", staleVersion: startVersion, attempted: { rationale: lost.rationale, categories: lost.categories, nodeId: lost.nodeId } });
+      } finally {
+        await Promise.all([tab1.dispose(), tab2.dispose()]);
+      }
+    });
+  }
+
+  for (const round of [1, 2, 3]) {
+    test(`two adjudicators finalize at the same moment: the first wins, the other gets 409 and is audited (round ${round})`, async ({}, ti) => {
+      const bundleId = (await seedBundle(goldCopy("gold-c2"))).id;
+      const anns = await Promise.all([0, 1, 2].map((i) => createUser(["annotator"], `N${i}`)));
+      const [J1, J2] = await Promise.all([createUser(["adjudicator"], "J1"), createUser(["adjudicator"], "J2")]);
+      await assign(bundleId, anns, J1);
+      await assign(bundleId, anns, J2);
+      const base = baseOf(ti);
+      const initial = fields({
+        categories: ["C2"],
+        primary: "C2",
+        nodeId: "agent_action_0002",
+        nodeType: "agent_action",
+        confidence: "high",
+        rationale: "repeats the browse",
+        evidence: [{ nodeId: "tool_result_0002", quote: "Stephen King was born" }],
+      });
+      for (const u of anns) {
+        const api = await apiAs(base, u);
+        await saveAndSubmit(api, bundleId, initial);
+        await api.dispose();
+      }
+      const [api1, api2, apiR] = await Promise.all([apiAs(base, J1), apiAs(base, J2), apiAs(base, researcher)]);
+      try {
+        const tag = randomUUID().slice(0, 8);
+        const f1 = fields({ ...initial, rationale: `J1 final ${tag}` });
+        const f2 = fields({
+          categories: ["C2", "C3"],
+          primary: "C3",
+          nodeId: "tool_result_0001",
+          nodeType: "tool_result",
+          confidence: "medium",
+          rationale: `J2 final ${tag}`,
+          evidence: [{ nodeId: "tool_result_0001", quote: "Stephen King" }],
+        });
+        const rs = await Promise.all([finalize(api1, bundleId, f1), finalize(api2, bundleId, f2)]);
+        const texts = await Promise.all(rs.map((r) => r.text()));
+        expect(statuses(rs), texts.join("\n")).toEqual([200, 409]);
+        const w = rs[0].status() === 200 ? 0 : 1;
+        const winner = { user: [J1, J2][w], fields: [f1, f2][w], body: JSON.parse(texts[w]) };
+        const loser = { user: [J1, J2][1 - w], fields: [f1, f2][1 - w], body: JSON.parse(texts[1 - w]) };
+        expect(loser.body.error).toMatch(/another adjudicator finalized this case first|already finalized/);
+
+        const r = await apiR.get(`${casePath(bundleId)}/annotations`);
+        const seen = await r.json();
+        expect(seen.final).toMatchObject({
+          id: winner.body.annotation.id,
+          kind: "final",
+          status: "submitted",
+          author: { id: winner.user.id },
+          rationale: winner.fields.rationale,
+          categories: winner.fields.categories,
+          primary: winner.fields.primary,
+          nodeId: winner.fields.nodeId,
+          nodeType: winner.fields.nodeType,
+        });
+        expect(seen.finalizedAt).toEqual(expect.any(String));
+        expect(JSON.stringify(seen)).not.toContain(loser.fields.rationale);
+
+        // the loser has no final of their own stored either
+        const lostApi = w === 0 ? api2 : api1;
+        expect(await mine(lostApi, bundleId, "final")).toBeNull();
+
+        const events = await auditOf(ti, bundleId);
+        const done = events.filter((e) => e.action === "final.finalize");
+        expect(done).toHaveLength(1);
+        expect(done[0].actor?.email).toBe(winner.user.email);
+        expect(done[0].data).toMatchObject({ tuple: { categories: winner.fields.categories, primary: winner.fields.primary, nodeId: winner.fields.nodeId, nodeType: winner.fields.nodeType } });
+        const rejected = events.filter((e) => e.action === "final.finalize_rejected");
+        expect(rejected).toHaveLength(1);
+        expect(rejected[0].actor?.email).toBe(loser.user.email);
+        expect(rejected[0].data).toMatchObject({ fields: { rationale: loser.fields.rationale, categories: loser.fields.categories, nodeId: loser.fields.nodeId }, reason: expect.any(String) });
+      } finally {
+        await Promise.all([api1.dispose(), api2.dispose(), apiR.dispose()]);
+      }
+    });
+  }
+});
