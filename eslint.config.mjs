@@ -7,7 +7,7 @@ const config = [
   ...nextVitals,
   ...nextTs,
   {
-    ignores: ["node_modules/**", ".next/**", "lib/generated/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "e2e-artifacts/**"],
+    ignores: ["node_modules/**", ".next/**", ".next-*/**", ".test-reports/**", "data/**", "lib/generated/**", "next-env.d.ts", "test-results/**", "playwright-report/**", "e2e-artifacts/**"],
   },
   {
     rules: {

@@ -30,6 +30,11 @@ export default async function RootLayout({ children }: { children: React.ReactNo
                     My queue
                   </Link>
                 ) : null}
+                {has("researcher") || has("adjudicator") || has("admin") ? (
+                  <Link href="/agreement" className="text-slate-600 hover:text-slate-900">
+                    Agreement
+                  </Link>
+                ) : null}
                 {has("admin") ? (
                   <Link href="/admin" className="text-slate-600 hover:text-slate-900">
                     Admin

@@ -1,5 +1,5 @@
 import { expect, test, type Page } from "@playwright/test";
-import { assign, createUser, goldCopy, seedBundle, signIn, type TestUser } from "./fixtures";
+import { apiAs, assign, createUser, goldCopy, seedBundle, signIn, type TestUser } from "./fixtures";
 
 /**
  * The SymFail workflow with four real users in a real browser: three annotators label the same
@@ -140,3 +140,62 @@ test("a submit with problems is refused with field-level messages in the form", 
   await expect(panel.getByText("Choose a confidence (high, medium or low).")).toBeVisible();
   await expect(page.getByText("submitted · locked")).toHaveCount(0);
 });
+
+test("the agreement dashboard shows the library's figures for the app's data, and the MAD failure-mode agreement", async ({ page }) => {
+  test.setTimeout(120_000);
+  // make sure at least one case has three submitted annotations and a final
+  const b = await seedBundle(goldCopy("gold-c4"));
+  const [a1, a2, a3] = await Promise.all([createUser(["annotator"]), createUser(["annotator"]), createUser(["annotator"])]);
+  const judge = await createUser(["adjudicator"]);
+  await assign(b.id, [a1, a2, a3], judge);
+  const base = test.info().project.use.baseURL!;
+  const fields = (cats: string[], primary: string, node: string, type: string) => ({ categories: cats, primary, nodeId: node, nodeType: type, confidence: "high", rationale: "r", evidence: [] });
+  const tuples = [fields(["C1"], "C1", "final_result", "final_result"), fields(["C1", "C4"], "C4", "final_result", "final_result"), fields(["C4"], "C4", "agent_action_0000", "agent_action")];
+  for (const [u, f] of [[a1, tuples[0]], [a2, tuples[1]], [a3, tuples[2]]] as const) {
+    const api = await apiAs(base, u);
+    const enc = encodeURIComponent(b.id);
+    const saved = await api.put(`/api/cases/${enc}/annotations/mine`, { data: { kind: "initial", version: 0, fields: f } });
+    expect(saved.status()).toBe(200);
+    const { annotation } = (await saved.json()) as { annotation: { version: number } };
+    expect((await api.post(`/api/cases/${enc}/annotations/mine/submit`, { data: { version: annotation.version } })).status()).toBe(200);
+  }
+  const j = await apiAs(base, judge);
+  expect((await j.post(`/api/cases/${encodeURIComponent(b.id)}/finalize`, { data: { fields: tuples[0] } })).status()).toBe(200);
+
+  const expected = await libraryReport();
+  const researcher = await createUser(["researcher"]);
+  await signIn(page, researcher);
+  await page.goto("/agreement");
+  await expect(page.getByTestId("agreement-cases")).toContainText(`${expected.cases} case(s) with three submitted initial annotations`);
+  const table = page.getByTestId("reliability-table");
+  for (const [name, v] of [
+    ["Primary category", expected.primaryCategory],
+    ["Exact category set", expected.categorySet],
+    ["C1 present", expected.presence.C1],
+    ["Failure-node type", expected.nodeType],
+  ] as const) {
+    await expect(table.locator(`tr[data-variable="${name}"] [data-testid=kappa]`)).toHaveText(v.kappa === null ? "—" : v.kappa.toFixed(3));
+  }
+  await expect(page.getByTestId("kappa-chart")).toBeVisible();
+  await expect(page.getByTestId("mad-kappa")).toHaveText("0.9717");
+  await expect(page.getByTestId("mad-items")).toHaveText("149");
+  await expect(page.getByTestId("mad-excluded")).toContainText("2 item(s) excluded");
+  await page.screenshot({ path: "e2e-artifacts/agreement-dashboard.png", fullPage: true });
+  const csv = await page.request.get("/api/agreement?format=csv");
+  expect(csv.status()).toBe(200);
+  expect(await csv.text()).toContain("Primary category,");
+});
+
+async function libraryReport() {
+  const { openDb } = await import("../lib/db");
+  const { agreementFromDb } = await import("../lib/services/agreement");
+  const { E2E_DATABASE_URL } = await import("../playwright.config");
+  const { db } = openDb(E2E_DATABASE_URL);
+  try {
+    const r = await agreementFromDb(db, {});
+    if (!r.ok) throw new Error(JSON.stringify(r.errors));
+    return r;
+  } finally {
+    await db.$disconnect();
+  }
+}

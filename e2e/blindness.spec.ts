@@ -10,10 +10,10 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
-import { expect, test, type APIRequestContext, type APIResponse, type TestInfo } from "@playwright/test";
+import { expect, request as pwRequest, test, type APIRequestContext, type APIResponse, type TestInfo } from "@playwright/test";
 import type { AnnotationFields } from "../lib/annotation";
 import type { ReplayBundle } from "../lib/bundle";
-import { apiAs, assign, createUser, goldCopy, seedBundle, signIn, type TestUser } from "./fixtures";
+import { assign, createUser, goldCopy, seedBundle, signIn, type TestUser } from "./fixtures";
 
 // ------------------------------------------------------------------ helpers
 
@@ -73,6 +73,48 @@ async function saveAndSubmit(api: APIRequestContext, bundleId: string, f: Annota
   return done;
 }
 
+/**
+ * An API client signed in as `u` through better-auth's /api/auth/sign-in/email, like fixtures'
+ * `apiAs`, with two differences the app under test needs:
+ * - no `Origin` header: `apiAs` sends Origin http://127.0.0.1:<port>, which better-auth refuses
+ *   (403 INVALID_ORIGIN) because lib/auth.ts sets no baseURL/trustedOrigins and the origin it
+ *   infers from the request under `next start` is http://localhost:<port>; a request without
+ *   cookies and without Origin is not origin-checked;
+ * - better-auth rate-limits sign-in (3 per 10 s per client address): on 429 wait as told, retry.
+ */
+async function signInApi(base: string, u: Pick<TestUser, "email" | "password">): Promise<APIRequestContext> {
+  for (let attempt = 0; attempt < 30; attempt++) {
+    const ctx = await pwRequest.newContext({ baseURL: base });
+    const r = await ctx.post("/api/auth/sign-in/email", { data: { email: u.email, password: u.password } });
+    if (r.ok()) return ctx;
+    const status = r.status();
+    const text = await r.text();
+    const retryAfter = Number(r.headers()["x-retry-after"] ?? 5);
+    await ctx.dispose();
+    if (status !== 429) throw new Error(`sign-in failed for ${u.email}: ${status} ${text}`);
+    await new Promise((res) => setTimeout(res, (Math.max(1, retryAfter) + 0.5) * 1000));
+  }
+  throw new Error(`sign-in for ${u.email} kept being rate-limited`);
+}
+
+/** One signed-in client per user for the whole file (sign-ins are rate-limited). */
+const sessions = new Map<string, Promise<APIRequestContext>>();
+function apiFor(ti: TestInfo, u: TestUser): Promise<APIRequestContext> {
+  if (!sessions.has(u.email)) sessions.set(u.email, signInApi(baseOf(ti), u));
+  return sessions.get(u.email)!;
+}
+test.afterAll(async () => {
+  for (const s of sessions.values()) await (await s.catch(() => null))?.dispose();
+  sessions.clear();
+});
+
+/** Users one after another: fixtures open a SQLite connection each, and concurrent writers time out. */
+async function users(...specs: Array<[Parameters<typeof createUser>[0], string]>): Promise<TestUser[]> {
+  const out: TestUser[] = [];
+  for (const [roles, name] of specs) out.push(await createUser(roles, name));
+  return out;
+}
+
 const fieldNames = (body: { fieldErrors?: Array<{ field: string; message: string }> }) => (body.fieldErrors ?? []).map((e) => e.field);
 
 /** Statuses of two responses, sorted (for "exactly one 200 and one 409"). */
@@ -81,6 +123,7 @@ const statuses = (rs: APIResponse[]) => rs.map((r) => r.status()).sort((a, b) =>
 // ------------------------------------------------------------------ 1. blindness, route by route
 
 test.describe("blindness: an annotator who has not submitted sees nothing of the others", () => {
+  test.describe.configure({ timeout: 120_000 });
   const tag = randomUUID().slice(0, 8);
   // Distinctive strings (plain ASCII, no characters that HTML or JSON would escape).
   const A_RATIONALE = `A-rationale-${tag} the agent browses the same page again after it failed zorblaxA${tag}`;
@@ -169,27 +212,14 @@ test.describe("blindness: an annotator who has not submitted sees nothing of the
         }) as ReplayBundle,
     );
     bundleId = made.id;
-    [A, B, C, D, J, R] = await Promise.all([
-      createUser(["annotator"], "A"),
-      createUser(["annotator"], "B"),
-      createUser(["annotator"], "C"),
-      createUser(["annotator"], "D"),
-      createUser(["adjudicator"], "J"),
-      createUser(["researcher"], "R"),
-    ]);
+    [A, B, C, D, J, R] = await users([["annotator"], "A"], [["annotator"], "B"], [["annotator"], "C"], [["annotator"], "D"], [["adjudicator"], "J"], [["researcher"], "R"]);
     await assign(bundleId, [A, B, C], J);
-    const base = baseOf(ti);
-    const [apiA, apiB] = await Promise.all([apiAs(base, A), apiAs(base, B)]);
-    aId = (await saveAndSubmit(apiA, bundleId, A_FIELDS)).id;
-    bId = (await saveAndSubmit(apiB, bundleId, B_FIELDS)).id;
-    apiC = await apiAs(base, C);
+    aId = (await saveAndSubmit(await apiFor(ti, A), bundleId, A_FIELDS)).id;
+    bId = (await saveAndSubmit(await apiFor(ti, B), bundleId, B_FIELDS)).id;
+    apiC = await apiFor(ti, C);
     const s = await putDraft(apiC, bundleId, 0, C_FIELDS);
     expect(s.status(), await s.text()).toBe(200);
     cId = (await s.json()).annotation.id;
-    await Promise.all([apiA.dispose(), apiB.dispose()]);
-  });
-  test.afterAll(async () => {
-    await apiC?.dispose();
   });
 
   test("GET /api/cases/<id>/annotations: blind, no initials, no final, only C's own draft", async () => {
@@ -302,6 +332,13 @@ test.describe("blindness: an annotator who has not submitted sees nothing of the
     expect(list).toContain(bundleId);
     expectNoLeak(list, "page", "case list HTML");
 
+    // the other pages C can open (or is redirected away from)
+    for (const p of ["/", "/queue", "/agreement", "/admin"]) {
+      const x = await apiC.get(p);
+      expect(x.status(), p).toBeLessThan(500);
+      expectNoLeak(await x.text(), "page", `page ${p}`);
+    }
+
     // and the rendered page, after hydration and its own fetches
     await signIn(page, C);
     await page.goto(`/cases/${enc(bundleId)}`);
@@ -311,8 +348,8 @@ test.describe("blindness: an annotator who has not submitted sees nothing of the
   });
 
   test("an unassigned plain annotator D is blind too", async ({}, ti) => {
-    const apiD = await apiAs(baseOf(ti), D);
-    try {
+    const apiD = await apiFor(ti, D);
+    {
       const r = await apiD.get(`${casePath(bundleId)}/annotations`);
       expect(r.status()).toBe(200);
       const text = await r.text();
@@ -328,14 +365,12 @@ test.describe("blindness: an annotator who has not submitted sees nothing of the
       const h = await apiD.get(`/cases/${enc(bundleId)}`);
       expect(h.status()).toBe(200);
       expectNoLeak(await h.text(), "page", "case page HTML as D");
-    } finally {
-      await apiD.dispose();
     }
   });
 
   test("a researcher R sees the submitted initials (and reference labels), never C's draft", async ({}, ti) => {
-    const apiR = await apiAs(baseOf(ti), R);
-    try {
+    const apiR = await apiFor(ti, R);
+    {
       const r = await apiR.get(`${casePath(bundleId)}/annotations`);
       expect(r.status()).toBe(200);
       const body = await r.json();
@@ -344,11 +379,11 @@ test.describe("blindness: an annotator who has not submitted sees nothing of the
       expect(byId.get(aId)).toMatchObject({ rationale: A_RATIONALE, status: "submitted" });
       expect(byId.get(bId)).toMatchObject({ rationale: B_RATIONALE, status: "submitted" });
       expect(JSON.stringify(body)).not.toContain(C_RATIONALE); // drafts are never shown
+      // the detector itself: it does flag these secrets when they are present
+      expect(() => expectNoLeak(JSON.stringify(body))).toThrow(/A's rationale/);
       const l = await apiR.get(`${casePath(bundleId)}/reference-labels`);
       expect(l.status()).toBe(200);
       expect(await l.text()).toContain(REFLABEL_REASON); // the secret was real
-    } finally {
-      await apiR.dispose();
     }
   });
 
@@ -377,8 +412,8 @@ test.describe("blindness: an annotator who has not submitted sees nothing of the
 // ------------------------------------------------------------------ 2. invalid submissions
 
 test.describe("invalid annotations are refused with field-level messages", () => {
-  let bundleId: string;
-  let users: TestUser[];
+  test.describe.configure({ timeout: 120_000 });
+  let V: TestUser;
   const valid = fields({
     categories: ["C2", "C3"],
     primary: "C2",
@@ -390,147 +425,149 @@ test.describe("invalid annotations are refused with field-level messages", () =>
   });
 
   test.beforeAll(async () => {
-    bundleId = (await seedBundle(goldCopy("gold-c2"))).id;
-    users = await Promise.all([0, 1, 2, 3, 4, 5].map((i) => createUser(["annotator"], `V${i}`)));
-    await assign(bundleId, users);
+    [V] = await users([["annotator"], "V"]);
   });
 
-  /** The draft saves; the submit is refused with exactly these fields; nothing is submitted. */
-  async function refusedAtSubmit(ti: TestInfo, u: TestUser, f: AnnotationFields, expected: { must: string; allowed?: string[] }) {
-    const api = await apiAs(baseOf(ti), u);
-    try {
-      const s = await putDraft(api, bundleId, 0, f);
-      expect(s.status(), await s.text()).toBe(200);
-      const version = (await s.json()).annotation.version as number;
-      const r = await submit(api, bundleId, version);
-      expect(r.status()).toBe(400);
-      const body = await r.json();
-      const names = fieldNames(body);
-      expect(names).toContain(expected.must);
-      for (const n of names) expect([expected.must, ...(expected.allowed ?? [])], `unexpected field error ${n}`).toContain(n);
-      for (const e of body.fieldErrors) expect(e.message, e.field).toEqual(expect.stringMatching(/\S/));
-      const after = await mine(api, bundleId);
-      expect(after).toMatchObject({ status: "draft", version });
-    } finally {
-      await api.dispose();
-    }
+  /** A fresh gold-c2 case assigned to V (one annotation per annotator and case). */
+  async function freshCase() {
+    const bundleId = (await seedBundle(goldCopy("gold-c2"))).id;
+    await assign(bundleId, [V]);
+    return bundleId;
   }
 
-  /** A valid draft is saved; the faulty save is refused at once with exactly this field; the saved draft is unchanged. */
-  async function refusedAtSave(ti: TestInfo, u: TestUser, f: AnnotationFields, field: string) {
-    const api = await apiAs(baseOf(ti), u);
-    try {
-      const s = await putDraft(api, bundleId, 0, valid);
-      expect(s.status(), await s.text()).toBe(200);
-      const version = (await s.json()).annotation.version as number;
-      const r = await putDraft(api, bundleId, version, f);
-      expect(r.status()).toBe(400);
-      const body = await r.json();
-      expect(fieldNames(body)).toEqual([field]);
-      expect(body.fieldErrors[0].message).toEqual(expect.stringMatching(/\S/));
-      const after = await mine(api, bundleId);
-      expect(after).toMatchObject({ status: "draft", version, nodeId: valid.nodeId, nodeType: valid.nodeType });
-    } finally {
-      await api.dispose();
-    }
+  /** The draft saves; the submit is refused with these fields (400); nothing is submitted. */
+  async function refusedAtSubmit(ti: TestInfo, f: AnnotationFields, expected: { must: string; allowed?: string[] }) {
+    const api = await apiFor(ti, V);
+    const bundleId = await freshCase();
+    const s = await putDraft(api, bundleId, 0, f);
+    expect(s.status(), await s.text()).toBe(200);
+    const version = (await s.json()).annotation.version as number;
+    const r = await submit(api, bundleId, version);
+    const body = await r.json();
+    expect(r.status(), JSON.stringify(body)).toBe(400);
+    const names = fieldNames(body);
+    expect(names).toContain(expected.must);
+    for (const n of names) expect([expected.must, ...(expected.allowed ?? [])], `unexpected field error "${n}": ${JSON.stringify(body)}`).toContain(n);
+    for (const e of body.fieldErrors) expect(e.message, e.field).toEqual(expect.stringMatching(/\S/));
+    expect(await mine(api, bundleId)).toMatchObject({ status: "draft", version });
+    return body;
+  }
+
+  /** A valid draft is saved; the faulty save is refused at once (400) with exactly this field; the saved draft is unchanged. */
+  async function refusedAtSave(ti: TestInfo, f: AnnotationFields, field: string) {
+    const api = await apiFor(ti, V);
+    const bundleId = await freshCase();
+    const s = await putDraft(api, bundleId, 0, valid);
+    expect(s.status(), await s.text()).toBe(200);
+    const version = (await s.json()).annotation.version as number;
+    const r = await putDraft(api, bundleId, version, f);
+    const body = await r.json();
+    expect(r.status(), JSON.stringify(body)).toBe(400);
+    expect(fieldNames(body)).toEqual([field]);
+    expect(body.fieldErrors[0].message).toEqual(expect.stringMatching(/\S/));
+    expect(await mine(api, bundleId)).toMatchObject({ status: "draft", version, nodeId: valid.nodeId, nodeType: valid.nodeType });
+    return body;
   }
 
   test("primary not in the category set → field primary", async ({}, ti) => {
-    await refusedAtSubmit(ti, users[0], { ...valid, categories: ["C3"], primary: "C2" }, { must: "primary" });
+    const body = await refusedAtSubmit(ti, { ...valid, categories: ["C3"], primary: "C2" }, { must: "primary" });
+    expect(body.fieldErrors.find((e: { field: string }) => e.field === "primary").message).toMatch(/C2/);
   });
 
   test("empty category set → field categories", async ({}, ti) => {
     // with no categories the primary cannot be among them either: "primary" may be reported too
-    await refusedAtSubmit(ti, users[1], { ...valid, categories: [], primary: "C2" }, { must: "categories", allowed: ["primary"] });
+    await refusedAtSubmit(ti, { ...valid, categories: [], primary: "C2" }, { must: "categories", allowed: ["primary"] });
   });
 
   test("quote not in the node's content → field evidence[0].quote", async ({}, ti) => {
-    await refusedAtSubmit(ti, users[2], { ...valid, evidence: [{ nodeId: "agent_action_0002", quote: "this sentence is nowhere in the trace" }] }, { must: "evidence[0].quote" });
+    await refusedAtSubmit(ti, { ...valid, evidence: [{ nodeId: "agent_action_0002", quote: "this sentence is nowhere in the trace" }] }, { must: "evidence[0].quote" });
   });
 
   test("node not in the graph → field nodeId (refused already when the draft is saved)", async ({}, ti) => {
-    await refusedAtSave(ti, users[3], { ...valid, nodeId: "agent_action_9999" }, "nodeId");
+    const body = await refusedAtSave(ti, { ...valid, nodeId: "agent_action_9999" }, "nodeId");
+    expect(body.fieldErrors[0].message).toContain("agent_action_9999");
   });
 
   test("node type not the graph node's type → field nodeType (refused already when the draft is saved)", async ({}, ti) => {
-    await refusedAtSave(ti, users[4], { ...valid, nodeType: "tool_call" }, "nodeType");
+    const body = await refusedAtSave(ti, { ...valid, nodeType: "tool_call" }, "nodeType");
+    expect(body.fieldErrors[0].message).toContain("agent_action");
   });
 
   test("a valid annotation of the same shape is accepted (control)", async ({}, ti) => {
-    const api = await apiAs(baseOf(ti), users[5]);
-    try {
-      await saveAndSubmit(api, bundleId, valid);
-    } finally {
-      await api.dispose();
-    }
+    await saveAndSubmit(await apiFor(ti, V), await freshCase(), valid);
   });
 });
 
 // ------------------------------------------------------------------ 3. concurrency
 
 test.describe("concurrency", () => {
-  let admin: TestUser, researcher: TestUser;
+  test.describe.configure({ timeout: 180_000 });
+  let admin: TestUser, researcher: TestUser, A: TestUser, J1: TestUser, J2: TestUser;
+  let anns: TestUser[];
   test.beforeAll(async () => {
-    [admin, researcher] = await Promise.all([createUser(["admin"], "Admin"), createUser(["researcher"], "R")]);
+    [admin, researcher, A, J1, J2, ...anns] = await users(
+      [["admin"], "Admin"],
+      [["researcher"], "R"],
+      [["annotator"], "A"],
+      [["adjudicator"], "J1"],
+      [["adjudicator"], "J2"],
+      [["annotator"], "N1"],
+      [["annotator"], "N2"],
+      [["annotator"], "N3"],
+    );
   });
 
   async function auditOf(ti: TestInfo, bundleId: string) {
-    const api = await apiAs(baseOf(ti), admin);
-    try {
-      const r = await api.get(`${casePath(bundleId)}/audit`);
-      expect(r.status()).toBe(200);
-      return (await r.json()).events as Array<{ action: string; entityId: string; actor: { email: string } | null; data: Record<string, unknown> }>;
-    } finally {
-      await api.dispose();
-    }
+    const r = await (await apiFor(ti, admin)).get(`${casePath(bundleId)}/audit`);
+    expect(r.status()).toBe(200);
+    return (await r.json()).events as Array<{ action: string; entityId: string; actor: { email: string } | null; data: Record<string, unknown> }>;
   }
+
+  // two browser tabs of the same user: two sessions, signed in once for the file
+  let tabs: Promise<[APIRequestContext, APIRequestContext]> | null = null;
+  const tabsOf = (ti: TestInfo) => (tabs ??= (async () => [await signInApi(baseOf(ti), A), await signInApi(baseOf(ti), A)] as [APIRequestContext, APIRequestContext])());
+  test.afterAll(async () => {
+    for (const t of (await tabs?.catch(() => null)) ?? []) await t.dispose();
+  });
 
   for (const startVersion of [1, 0]) {
     test(`two saves of the same draft at version ${startVersion} at once: one 200, one 409 with the saved copy, nothing lost`, async ({}, ti) => {
       const bundleId = (await seedBundle(goldCopy("gold-c2"))).id;
-      const A = await createUser(["annotator"], "A");
       await assign(bundleId, [A]);
-      const base = baseOf(ti);
-      const [tab1, tab2] = await Promise.all([apiAs(base, A), apiAs(base, A)]);
-      try {
-        if (startVersion === 1) {
-          const first = await putDraft(tab1, bundleId, 0, fields({ categories: ["C2"], rationale: "first save" }));
-          expect(first.status(), await first.text()).toBe(200);
-          expect((await first.json()).annotation.version).toBe(1);
-        }
-        const tag = randomUUID().slice(0, 8);
-        const f1 = fields({ categories: ["C2"], primary: "C2", nodeId: "agent_action_0002", nodeType: "agent_action", rationale: `tab one ${tag}` });
-        const f2 = fields({ categories: ["C3"], primary: "C3", nodeId: "tool_result_0001", nodeType: "tool_result", rationale: `tab two ${tag}` });
-        const rs = await Promise.all([putDraft(tab1, bundleId, startVersion, f1), putDraft(tab2, bundleId, startVersion, f2)]);
-        expect(statuses(rs), (await Promise.all(rs.map((r) => r.text()))).join("\n")).toEqual([200, 409]);
-        const winIdx = rs[0].status() === 200 ? 0 : 1;
-        const [won, lost] = [[f1, f2][winIdx], [f1, f2][1 - winIdx]];
-        const conflict = await rs[1 - winIdx].json();
-        expect(conflict.error).toMatch(/changed elsewhere/);
-        expect(conflict.current).toMatchObject({ version: startVersion + 1, rationale: won.rationale, status: "draft" });
-
-        const saved = await mine(tab1, bundleId);
-        expect(saved).toMatchObject({ version: startVersion + 1, rationale: won.rationale, categories: won.categories });
-
-        const events = await auditOf(ti, bundleId);
-        const conflicts = events.filter((e) => e.action === "annotation.save_conflict");
-        expect(conflicts).toHaveLength(1);
-        expect(conflicts[0].actor?.email).toBe(A.email);
-        expect(conflicts[0].data).toMatchObject({ kind: "initial", staleVersion: startVersion, attempted: { rationale: lost.rationale, categories: lost.categories, nodeId: lost.nodeId } });
-      } finally {
-        await Promise.all([tab1.dispose(), tab2.dispose()]);
+      const [tab1, tab2] = await tabsOf(ti);
+      if (startVersion === 1) {
+        const first = await putDraft(tab1, bundleId, 0, fields({ categories: ["C2"], rationale: "first save" }));
+        expect(first.status(), await first.text()).toBe(200);
+        expect((await first.json()).annotation.version).toBe(1);
       }
+      const tag = randomUUID().slice(0, 8);
+      const f1 = fields({ categories: ["C2"], primary: "C2", nodeId: "agent_action_0002", nodeType: "agent_action", rationale: `tab one ${tag}` });
+      const f2 = fields({ categories: ["C3"], primary: "C3", nodeId: "tool_result_0001", nodeType: "tool_result", rationale: `tab two ${tag}` });
+      const rs = await Promise.all([putDraft(tab1, bundleId, startVersion, f1), putDraft(tab2, bundleId, startVersion, f2)]);
+      const texts = await Promise.all(rs.map((r) => r.text()));
+      expect(statuses(rs), texts.join("\n")).toEqual([200, 409]);
+      const w = rs[0].status() === 200 ? 0 : 1;
+      const [won, lost] = [[f1, f2][w], [f1, f2][1 - w]];
+      const conflict = JSON.parse(texts[1 - w]);
+      expect(conflict.error).toMatch(/changed elsewhere/);
+      expect(conflict.current).toMatchObject({ version: startVersion + 1, rationale: won.rationale, status: "draft", author: { id: A.id } });
+
+      expect(await mine(tab1, bundleId)).toMatchObject({ version: startVersion + 1, rationale: won.rationale, categories: won.categories, nodeId: won.nodeId });
+
+      const events = await auditOf(ti, bundleId);
+      const conflicts = events.filter((e) => e.action === "annotation.save_conflict");
+      expect(conflicts).toHaveLength(1);
+      expect(conflicts[0].actor?.email).toBe(A.email);
+      expect(conflicts[0].data).toMatchObject({ kind: "initial", staleVersion: startVersion, attempted: { rationale: lost.rationale, categories: lost.categories, nodeId: lost.nodeId } });
     });
   }
 
   for (const round of [1, 2, 3]) {
     test(`two adjudicators finalize at the same moment: the first wins, the other gets 409 and is audited (round ${round})`, async ({}, ti) => {
       const bundleId = (await seedBundle(goldCopy("gold-c2"))).id;
-      const anns = await Promise.all([0, 1, 2].map((i) => createUser(["annotator"], `N${i}`)));
-      const [J1, J2] = await Promise.all([createUser(["adjudicator"], "J1"), createUser(["adjudicator"], "J2")]);
+      // the same three annotators; two adjudicators assigned to the same case
       await assign(bundleId, anns, J1);
       await assign(bundleId, anns, J2);
-      const base = baseOf(ti);
       const initial = fields({
         categories: ["C2"],
         primary: "C2",
@@ -540,64 +577,60 @@ test.describe("concurrency", () => {
         rationale: "repeats the browse",
         evidence: [{ nodeId: "tool_result_0002", quote: "Stephen King was born" }],
       });
-      for (const u of anns) {
-        const api = await apiAs(base, u);
-        await saveAndSubmit(api, bundleId, initial);
-        await api.dispose();
-      }
-      const [api1, api2, apiR] = await Promise.all([apiAs(base, J1), apiAs(base, J2), apiAs(base, researcher)]);
-      try {
-        const tag = randomUUID().slice(0, 8);
-        const f1 = fields({ ...initial, rationale: `J1 final ${tag}` });
-        const f2 = fields({
-          categories: ["C2", "C3"],
-          primary: "C3",
-          nodeId: "tool_result_0001",
-          nodeType: "tool_result",
-          confidence: "medium",
-          rationale: `J2 final ${tag}`,
-          evidence: [{ nodeId: "tool_result_0001", quote: "Stephen King" }],
-        });
-        const rs = await Promise.all([finalize(api1, bundleId, f1), finalize(api2, bundleId, f2)]);
-        const texts = await Promise.all(rs.map((r) => r.text()));
-        expect(statuses(rs), texts.join("\n")).toEqual([200, 409]);
-        const w = rs[0].status() === 200 ? 0 : 1;
-        const winner = { user: [J1, J2][w], fields: [f1, f2][w], body: JSON.parse(texts[w]) };
-        const loser = { user: [J1, J2][1 - w], fields: [f1, f2][1 - w], body: JSON.parse(texts[1 - w]) };
-        expect(loser.body.error).toMatch(/another adjudicator finalized this case first|already finalized/);
+      for (const u of anns) await saveAndSubmit(await apiFor(ti, u), bundleId, initial);
+      const [api1, api2, apiR] = [await apiFor(ti, J1), await apiFor(ti, J2), await apiFor(ti, researcher)];
 
-        const r = await apiR.get(`${casePath(bundleId)}/annotations`);
-        const seen = await r.json();
-        expect(seen.final).toMatchObject({
-          id: winner.body.annotation.id,
-          kind: "final",
-          status: "submitted",
-          author: { id: winner.user.id },
-          rationale: winner.fields.rationale,
-          categories: winner.fields.categories,
-          primary: winner.fields.primary,
-          nodeId: winner.fields.nodeId,
-          nodeType: winner.fields.nodeType,
-        });
-        expect(seen.finalizedAt).toEqual(expect.any(String));
-        expect(JSON.stringify(seen)).not.toContain(loser.fields.rationale);
+      const tag = randomUUID().slice(0, 8);
+      const f1 = fields({ ...initial, rationale: `J1 final ${tag}` });
+      const f2 = fields({
+        categories: ["C2", "C3"],
+        primary: "C3",
+        nodeId: "tool_result_0001",
+        nodeType: "tool_result",
+        confidence: "medium",
+        rationale: `J2 final ${tag}`,
+        evidence: [{ nodeId: "tool_result_0001", quote: "Stephen King" }],
+      });
+      const rs = await Promise.all([finalize(api1, bundleId, f1), finalize(api2, bundleId, f2)]);
+      const texts = await Promise.all(rs.map((r) => r.text()));
+      expect(statuses(rs), texts.join("\n")).toEqual([200, 409]);
+      const w = rs[0].status() === 200 ? 0 : 1;
+      const winner = { user: [J1, J2][w], api: [api1, api2][w], fields: [f1, f2][w], body: JSON.parse(texts[w]) };
+      const loser = { user: [J1, J2][1 - w], api: [api1, api2][1 - w], fields: [f1, f2][1 - w], body: JSON.parse(texts[1 - w]) };
+      expect(loser.body.error).toMatch(/another adjudicator finalized this case first|already finalized/);
+      // which path refused the loser: inside the finalize transaction, or the "already finalized" check before it
+      ti.annotations.push({ type: "loser", description: loser.body.error });
 
-        // the loser has no final of their own stored either
-        const lostApi = w === 0 ? api2 : api1;
-        expect(await mine(lostApi, bundleId, "final")).toBeNull();
+      const seen = await (await apiR.get(`${casePath(bundleId)}/annotations`)).json();
+      expect(seen.final).toMatchObject({
+        id: winner.body.annotation.id,
+        kind: "final",
+        status: "submitted",
+        author: { id: winner.user.id },
+        rationale: winner.fields.rationale,
+        categories: winner.fields.categories,
+        primary: winner.fields.primary,
+        nodeId: winner.fields.nodeId,
+        nodeType: winner.fields.nodeType,
+      });
+      expect(seen.finalizedAt).toEqual(expect.any(String));
+      expect(JSON.stringify(seen)).not.toContain(loser.fields.rationale);
+      // the loser's attempt is not stored as an annotation
+      expect(await mine(loser.api, bundleId, "final")).toBeNull();
+      expect(await mine(winner.api, bundleId, "final")).toMatchObject({ id: winner.body.annotation.id });
 
-        const events = await auditOf(ti, bundleId);
-        const done = events.filter((e) => e.action === "final.finalize");
-        expect(done).toHaveLength(1);
-        expect(done[0].actor?.email).toBe(winner.user.email);
-        expect(done[0].data).toMatchObject({ tuple: { categories: winner.fields.categories, primary: winner.fields.primary, nodeId: winner.fields.nodeId, nodeType: winner.fields.nodeType } });
-        const rejected = events.filter((e) => e.action === "final.finalize_rejected");
-        expect(rejected).toHaveLength(1);
-        expect(rejected[0].actor?.email).toBe(loser.user.email);
-        expect(rejected[0].data).toMatchObject({ fields: { rationale: loser.fields.rationale, categories: loser.fields.categories, nodeId: loser.fields.nodeId }, reason: expect.any(String) });
-      } finally {
-        await Promise.all([api1.dispose(), api2.dispose(), apiR.dispose()]);
-      }
+      const events = await auditOf(ti, bundleId);
+      const done = events.filter((e) => e.action === "final.finalize");
+      expect(done).toHaveLength(1);
+      expect(done[0].actor?.email).toBe(winner.user.email);
+      expect(done[0].data).toMatchObject({ tuple: { categories: winner.fields.categories, primary: winner.fields.primary, nodeId: winner.fields.nodeId, nodeType: winner.fields.nodeType } });
+      const rejected = events.filter((e) => e.action === "final.finalize_rejected");
+      expect(rejected).toHaveLength(1);
+      expect(rejected[0].actor?.email).toBe(loser.user.email);
+      expect(rejected[0].data).toMatchObject({
+        reason: expect.any(String),
+        fields: { rationale: loser.fields.rationale, categories: loser.fields.categories, primary: loser.fields.primary, nodeId: loser.fields.nodeId, evidence: loser.fields.evidence },
+      });
     });
   }
 });

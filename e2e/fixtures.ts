@@ -16,13 +16,12 @@ import { E2E_DATABASE_URL } from "../playwright.config";
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../shared");
 export const PASSWORD = "e2e-password-1";
 
+// One client for the whole test process: separate SQLite connections writing at once can wait on
+// each other's locks until Prisma times out.
+let shared: Db | null = null;
 async function withDb<T>(f: (db: Db) => Promise<T>): Promise<T> {
-  const { db } = openDb(E2E_DATABASE_URL);
-  try {
-    return await f(db);
-  } finally {
-    await db.$disconnect();
-  }
+  shared ??= openDb(E2E_DATABASE_URL).db;
+  return f(shared);
 }
 
 /** Store a bundle through lib/db (the same path as the CLI) and return it. */

@@ -22,9 +22,13 @@ export function datasetName(d: string): string {
 export function CaseFilters({
   values,
   facets,
+  action = "/cases",
+  hideSearch = false,
 }: {
   values: CaseFilterValues;
   facets: { benchmarks: string[]; mas: string[]; datasets: string[] };
+  action?: string;
+  hideSearch?: boolean;
 }) {
   const select = (name: keyof CaseFilterValues, label: string, options: string[], render: (v: string) => string = (v) => v) => (
     <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
@@ -40,8 +44,8 @@ export function CaseFilters({
     </label>
   );
   return (
-    <form method="get" action="/cases" role="search" className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
-      <label className="flex min-w-64 flex-1 flex-col gap-1 text-xs font-medium text-slate-600">
+    <form method="get" action={action} role="search" className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
+      <label className={`${hideSearch ? "hidden" : "flex"} min-w-64 flex-1 flex-col gap-1 text-xs font-medium text-slate-600`}>
         Search task text or bundle id
         <input
           type="search"

@@ -31,3 +31,4 @@ export { RATERS, analyzeAnnotations } from "./analyze";
 export type { AgreementReport, AnalyzeOptions, ExactAgreement, PairKappa, VariableAgreement, VariableKey } from "./analyze";
 export { pooledBinaryFleiss } from "./binary-pooled";
 export type { BinaryLabelledCase, ExcludedItem, PooledBinaryResult } from "./binary-pooled";
+export { landisKoch } from "./landis-koch";

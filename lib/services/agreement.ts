@@ -3,7 +3,7 @@
  * submitted initial and final annotations, exported as symtrace.annotations/v1 and analysed by
  * lib/agreement exactly like a file. Cached per filter until annotations change.
  */
-import { analyzeAnnotations, validateAnnotations, type AgreementReport } from "../agreement";
+import { analyzeAnnotations, pooledBinaryFleiss, validateAnnotations, type AgreementReport } from "../agreement";
 import { exportAnnotations, listCases, type Db } from "../db";
 
 export interface AgreementFilter {
@@ -39,7 +39,93 @@ export async function agreementFromDb(db: Db, f: AgreementFilter = {}, o: { resa
   }
   const v = validateAnnotations({ ...file, cases });
   if (!v.ok) return { ok: false as const, errors: v.errors };
+  const withThree = v.file.cases.filter((c) => c.initial.length === 3);
+  if (withThree.length === 0) {
+    return { ok: false as const, errors: [{ path: "$", message: `no case has three submitted initial annotations yet (${v.file.cases.length} case(s) with some)` }] };
+  }
   const report = { ok: true as const, ...analyzeAnnotations(v.file.cases, { resamples: o.resamples, seed: o.seed }) };
   cache.set(key, { stamp, report });
   return report;
+}
+
+/**
+ * MAST/MAD-style reference labels in the database (three annotators × failure modes per trace):
+ * pooled binary Fleiss' κ over (trace, mode) items (items with a missing rating are excluded and
+ * listed), plus a per-mode table (keyed by the full mode string: taxonomy versions differ).
+ */
+export async function madAgreementFromDb(db: Db) {
+  const cases = await db.case.findMany({
+    where: { sourceDataset: "mad" },
+    select: { bundleId: true, referenceLabels: { orderBy: { idx: "asc" }, select: { annotator: true, failureModesJson: true } } },
+    orderBy: { bundleId: "asc" },
+  });
+  if (cases.length === 0) return null;
+  const labelled = cases.map((c) => ({
+    bundle: { id: c.bundleId },
+    referenceLabels: c.referenceLabels.map((l) => ({ annotator: l.annotator, failureModes: JSON.parse(l.failureModesJson) as Array<{ mode: string; code: string | null; present: boolean | null }> })),
+  }));
+  const pooled = pooledBinaryFleiss(labelled);
+  const modes = new Map<string, { mode: string; traces: number; yes: number[]; unanimous: number; excluded: number }>();
+  for (const c of labelled) {
+    const byMode = new Map<string, Array<boolean | null>>();
+    c.referenceLabels.forEach((l, ai) => {
+      for (const m of l.failureModes) {
+        const arr = byMode.get(m.mode) ?? [];
+        arr[ai] = m.present;
+        byMode.set(m.mode, arr);
+      }
+    });
+    for (const [mode, votes] of byMode) {
+      const row = modes.get(mode) ?? { mode, traces: 0, yes: [0, 0, 0], unanimous: 0, excluded: 0 };
+      row.traces++;
+      if (votes.length < 3 || votes.some((v) => v === null || v === undefined)) row.excluded++;
+      else if (votes.every((v) => v === votes[0])) row.unanimous++;
+      votes.forEach((v, i) => {
+        if (v === true) row.yes[i] = (row.yes[i] ?? 0) + 1;
+      });
+      modes.set(mode, row);
+    }
+  }
+  return { pooled, modes: [...modes.values()].sort((a, b) => a.mode.localeCompare(b.mode)), annotators: labelled[0]?.referenceLabels.map((l) => l.annotator) ?? [] };
+}
+
+/**
+ * Per case with three submitted initials: how much the annotators disagree (distinct strict
+ * tuples, distinct category sets, distinct nodes), most disagreement first; and each annotator's
+ * agreement with the final (primary, node, exact tuple).
+ */
+export async function disagreementFromDb(db: Db, f: AgreementFilter = {}) {
+  const file = await exportAnnotations(db, { submittedOnly: true });
+  let cases = file.cases;
+  if (f.dataset || f.mas || f.benchmark) {
+    const { cases: allowed } = await listCases(db, { dataset: f.dataset, mas: f.mas, benchmark: f.benchmark, take: 1_000_000 });
+    const ids = new Set(allowed.map((c) => c.bundleId));
+    cases = cases.filter((c) => ids.has(c.caseId));
+  }
+  const key = (a: { categories: string[]; primary: string | null; nodeId: string | null; nodeType: string | null }) =>
+    [[...a.categories].sort().join(","), a.primary, a.nodeId, a.nodeType].join("|");
+  const rows = cases
+    .filter((c) => c.initial.length >= 3)
+    .map((c) => ({
+      caseId: c.caseId,
+      tuples: new Set(c.initial.map(key)).size,
+      sets: new Set(c.initial.map((a) => [...a.categories].sort().join(","))).size,
+      nodes: new Set(c.initial.map((a) => a.nodeId)).size,
+      finalized: !!c.final,
+    }))
+    .sort((a, b) => b.tuples - a.tuples || b.sets - a.sets || b.nodes - a.nodes || a.caseId.localeCompare(b.caseId));
+  const perAnnotator = new Map<string, { annotator: string; cases: number; primary: number; node: number; tuple: number }>();
+  for (const c of cases) {
+    if (!c.final) continue;
+    for (const a of c.initial) {
+      const who = a.annotator ?? "unknown";
+      const r = perAnnotator.get(who) ?? { annotator: who, cases: 0, primary: 0, node: 0, tuple: 0 };
+      r.cases++;
+      if (a.primary === c.final.primary) r.primary++;
+      if (a.nodeId === c.final.nodeId) r.node++;
+      if (key(a) === key(c.final)) r.tuple++;
+      perAnnotator.set(who, r);
+    }
+  }
+  return { cases: rows, perAnnotator: [...perAnnotator.values()].sort((a, b) => a.annotator.localeCompare(b.annotator)) };
 }
