@@ -29,6 +29,7 @@ import { openDb } from "../lib/db/client";
 import { bundleHash, exportBundle, importCase, type ImportStatus } from "../lib/db/cases";
 import { migrate } from "../lib/db/migrate";
 import { runInspectorBench } from "./bench-inspector";
+import { runAgreementBench } from "./bench-agreement";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -152,6 +153,7 @@ async function main() {
 }
 
 main()
+  .then(() => (process.env.BENCH_AGREEMENT === "0" ? undefined : runAgreementBench()))
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -1,0 +1,135 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseJsonText, type ReplayBundle } from "../bundle";
+import type { AnnotationFields, Viewer } from "../annotation";
+import type { DbHandle } from "./client";
+import { importCase } from "./cases";
+import { assignCases, finalizeCase, getCaseAnnotationsFor, reopenAnnotation, saveDraft, submitInitial, WorkflowError } from "./annotations";
+import { upsertUser } from "./users";
+import { freshTestDb } from "./test-db";
+
+const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
+const gold = parseJsonText(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8")) as ReplayBundle;
+
+let h: DbHandle;
+let n = 0;
+beforeAll(async () => {
+  h = await freshTestDb();
+});
+afterAll(async () => {
+  await h.db.$disconnect();
+});
+
+const f = (over: Partial<AnnotationFields> = {}): AnnotationFields => ({
+  categories: ["C2"],
+  primary: "C2",
+  nodeId: "tool_result_0002",
+  nodeType: "tool_result",
+  confidence: "high",
+  rationale: "repeats the page",
+  evidence: [],
+  ...over,
+});
+
+async function user(roles: Viewer["roles"]): Promise<Viewer> {
+  const u = await upsertUser(h.db, { email: `u${++n}-${Date.now()}@t.test`, roles, password: "password-123" });
+  return { id: u.id, roles };
+}
+
+/** A fresh case with three annotators and two adjudicators assigned. */
+async function setup() {
+  const b = { ...gold, id: `t/${++n}-${Date.now()}` };
+  const { caseId } = await importCase(h.db, { bundle: b });
+  const admin = await user(["admin"]);
+  const [a1, a2, a3] = [await user(["annotator"]), await user(["annotator"]), await user(["annotator"])];
+  const [j1, j2] = [await user(["adjudicator"]), await user(["adjudicator"])];
+  await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [a1.id, a2.id, a3.id], adjudicatorId: j1.id });
+  await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [a1.id, a2.id, a3.id], adjudicatorId: j2.id });
+  return { caseId, admin, a: [a1, a2, a3], j: [j1, j2] };
+}
+
+async function submitAll(caseId: string, annotators: Viewer[], fields: AnnotationFields[]) {
+  for (const [i, v] of annotators.entries()) {
+    const d = await saveDraft(h.db, v, { caseId, kind: "initial", version: 0, fields: fields[i] });
+    await submitInitial(h.db, v, { caseId, version: d.version });
+  }
+}
+
+describe(`annotation workflow in lib/db (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"})`, () => {
+  test("a stale version is refused with the saved copy, and nothing is overwritten", async () => {
+    const { caseId, a } = await setup();
+    const first = await saveDraft(h.db, a[0], { caseId, kind: "initial", version: 0, fields: f({ rationale: "first" }) });
+    await saveDraft(h.db, a[0], { caseId, kind: "initial", version: first.version, fields: f({ rationale: "second" }) });
+    const err = await saveDraft(h.db, a[0], { caseId, kind: "initial", version: first.version, fields: f({ rationale: "stale" }) }).catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowError);
+    expect(err.status).toBe(409);
+    expect((err.current as AnnotationFields).rationale).toBe("second");
+    const events = await h.db.auditEvent.findMany({ where: { caseId, action: "annotation.save_conflict" } });
+    expect(events).toHaveLength(1);
+    expect(JSON.parse(events[0].dataJson).attempted.rationale).toBe("stale");
+  });
+
+  test("submission validates every protocol rule with field names", async () => {
+    const { caseId, a } = await setup();
+    const d = await saveDraft(h.db, a[0], { caseId, kind: "initial", version: 0, fields: f({ categories: ["C1"], primary: "C2", evidence: [{ nodeId: "tool_result_0002", quote: "not in this node at all" }] }) });
+    const err = await submitInitial(h.db, a[0], { caseId, version: d.version }).catch((e) => e);
+    expect(err.status).toBe(400);
+    expect(err.fieldErrors.map((x: { field: string }) => x.field).sort()).toEqual(["evidence[0].quote", "primary"]);
+    const bad = await saveDraft(h.db, a[0], { caseId, kind: "initial", version: d.version, fields: f({ nodeId: "tool_result_0002", nodeType: "llm_call" }) }).catch((e) => e);
+    expect(bad.fieldErrors).toEqual([{ field: "nodeType", message: 'Node type "llm_call" does not match the graph: "tool_result_0002" is tool_result.' }]);
+  });
+
+  test("an annotator is blind until they submit; then they see the others' submitted work", async () => {
+    const { caseId, a } = await setup();
+    await submitAll(caseId, a.slice(0, 2), [f({ rationale: "secret one" }), f({ rationale: "secret two" })]);
+    await saveDraft(h.db, a[2], { caseId, kind: "initial", version: 0, fields: f({ rationale: "mine" }) });
+    const blind = await getCaseAnnotationsFor(h.db, a[2], { caseId });
+    expect(blind.blind).toBe(true);
+    expect(blind.initials).toEqual([]);
+    expect(blind.own?.rationale).toBe("mine");
+    expect(JSON.stringify(blind)).not.toContain("secret");
+    await submitInitial(h.db, a[2], { caseId, version: blind.own!.version });
+    const open = await getCaseAnnotationsFor(h.db, a[2], { caseId });
+    expect(open.blind).toBe(false);
+    expect(open.initials.map((x) => x.rationale).sort()).toEqual(["mine", "secret one", "secret two"]);
+  });
+
+  test("two adjudicators finalizing at once: exactly one wins, the other is refused, both attempts are audited", async () => {
+    const { caseId, a, j } = await setup();
+    await submitAll(caseId, a, [f(), f({ categories: ["C3"], primary: "C3" }), f()]);
+    const results = await Promise.allSettled([
+      finalizeCase(h.db, j[0], { caseId, fields: f({ rationale: "judge one" }) }),
+      finalizeCase(h.db, j[1], { caseId, fields: f({ categories: ["C2", "C3"], rationale: "judge two" }) }),
+    ]);
+    const ok = results.filter((r) => r.status === "fulfilled");
+    const refused = results.filter((r) => r.status === "rejected") as PromiseRejectedResult[];
+    expect(ok).toHaveLength(1);
+    expect(refused).toHaveLength(1);
+    expect(refused[0].reason).toBeInstanceOf(WorkflowError);
+    expect(refused[0].reason.status).toBe(409);
+    const c = await h.db.case.findUniqueOrThrow({ where: { id: caseId } });
+    const winner = await h.db.annotation.findUniqueOrThrow({ where: { id: c.finalAnnotationId! } });
+    expect(["judge one", "judge two"]).toContain(winner.rationale);
+    const events = await h.db.auditEvent.findMany({ where: { caseId, action: { in: ["final.finalize", "final.finalize_rejected"] } } });
+    expect(events.map((e) => e.action).sort()).toEqual(["final.finalize", "final.finalize_rejected"]);
+    const rejected = events.find((e) => e.action === "final.finalize_rejected")!;
+    expect(JSON.parse(rejected.dataJson).fields.rationale).not.toBe(winner.rationale);
+    const relation = JSON.parse(winner.relationJson!);
+    expect(relation.pattern).toBe("split_2_1");
+  });
+
+  test("an admin reopens a submitted annotation with a reason; the author can edit it again", async () => {
+    const { caseId, a, admin } = await setup();
+    await submitAll(caseId, [a[0]], [f()]);
+    const ann = await h.db.annotation.findFirstOrThrow({ where: { caseId, userId: a[0].id } });
+    await expect(reopenAnnotation(h.db, a[0], { annotationId: ann.id, reason: "x" })).rejects.toMatchObject({ status: 403 });
+    await expect(reopenAnnotation(h.db, admin, { annotationId: ann.id, reason: " " })).rejects.toMatchObject({ status: 400 });
+    await reopenAnnotation(h.db, admin, { annotationId: ann.id, reason: "wrong node" });
+    const again = await h.db.annotation.findUniqueOrThrow({ where: { id: ann.id } });
+    expect(again.status).toBe("draft");
+    await saveDraft(h.db, a[0], { caseId, kind: "initial", version: again.version, fields: f({ rationale: "fixed" }) });
+    const ev = await h.db.auditEvent.findFirstOrThrow({ where: { caseId, action: "annotation.reopen" } });
+    expect(JSON.parse(ev.dataJson).reason).toBe("wrong node");
+  });
+});
