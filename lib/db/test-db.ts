@@ -1,21 +1,33 @@
 /**
  * Test databases for lib/db integration tests: a fresh SQLite file per call, or — when
- * TEST_DATABASE_URL names a PostgreSQL server — that database, reset and migrated.
+ * TEST_DATABASE_URL names a PostgreSQL server — a fresh database on that server per call
+ * (test files run in parallel, so they never share one), migrated.
  */
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { openDb, type DbHandle } from "./client";
-import { migrate, reset } from "./migrate";
+import { migrate } from "./migrate";
 import { providerOf } from "./url";
 
 /** A migrated, empty database for one test file. */
 export async function freshTestDb(): Promise<DbHandle> {
-  const pg = process.env.TEST_DATABASE_URL;
-  if (pg && providerOf(pg) === "postgresql") {
-    await reset(pg);
-    await migrate(pg);
-    return openDb(pg);
+  const base = process.env.TEST_DATABASE_URL;
+  if (base && providerOf(base) === "postgresql") {
+    const u = new URL(base);
+    const name = `${u.pathname.slice(1) || "symtrace_test"}_${randomUUID().replace(/-/g, "").slice(0, 12)}`;
+    const admin = new pg.Client({ connectionString: base });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE DATABASE "${name}"`);
+    } finally {
+      await admin.end();
+    }
+    u.pathname = `/${name}`;
+    await migrate(u.toString());
+    return openDb(u.toString());
   }
   const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-test-"));
   const url = "file:" + path.join(dir, "test.db");
