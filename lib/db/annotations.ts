@@ -20,6 +20,7 @@ import {
   type StrictTuple,
   type Viewer,
 } from "../annotation";
+import { randomUUID } from "node:crypto";
 import type { Db } from "./client";
 
 export type AnnotationKind = "initial" | "final";
@@ -379,28 +380,37 @@ export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; 
   try {
     await db.$transaction(async (tx) => {
       const key = { caseId_userId_kind: { caseId: o.caseId, userId: viewer.id, kind: "final" } };
-      const cur = await tx.annotation.findUnique({ where: key });
+      const cur = await tx.annotation.findUnique({ where: key, select: { id: true } });
+      const annotationId = cur?.id ?? `c${randomUUID().replace(/-/g, "")}`;
+      // The race is decided first, on the case row: only one adjudicator can move
+      // finalAnnotationId from null. Claiming before writing the annotation also keeps the lock
+      // order the same in every transaction (PostgreSQL would otherwise deadlock on the
+      // annotation's foreign-key lock against the case update).
+      const won = await tx.case.updateMany({ where: { id: o.caseId, finalAnnotationId: null }, data: { finalAnnotationId: annotationId, finalizedAt: new Date(), finalizedById: viewer.id } });
+      if (won.count === 0) throw new WorkflowError(409, "another adjudicator finalized this case first; your final was not saved as the case's final (it is kept in the audit trail)");
       const row = { ...fieldsToRow(o.fields), status: "submitted", submittedAt: new Date(), relationJson: JSON.stringify(relation) };
       const a = cur
         ? await tx.annotation.update({ where: { id: cur.id }, data: { ...row, version: { increment: 1 } } })
-        : await tx.annotation.create({ data: { caseId: o.caseId, userId: viewer.id, kind: "final", ...row, version: 1 } });
+        : await tx.annotation.create({ data: { id: annotationId, caseId: o.caseId, userId: viewer.id, kind: "final", ...row, version: 1 } });
       await tx.evidence.deleteMany({ where: { annotationId: a.id } });
       if (o.fields.evidence.length) await tx.evidence.createMany({ data: o.fields.evidence.map((e, idx) => ({ annotationId: a.id, idx, nodeId: e.nodeId, quote: e.quote })) });
-      // the race is decided here: only one adjudicator can move finalAnnotationId from null
-      const won = await tx.case.updateMany({ where: { id: o.caseId, finalAnnotationId: null }, data: { finalAnnotationId: a.id, finalizedAt: new Date(), finalizedById: viewer.id } });
-      if (won.count === 0) throw new WorkflowError(409, "another adjudicator finalized this case first; your final was not saved as the case's final (it is kept in the audit trail)");
       await tx.assignment.updateMany({ where: { caseId: o.caseId, userId: viewer.id, role: "adjudicator" }, data: { status: "submitted", submittedAt: new Date() } });
       await audit(tx, { actorId: viewer.id, action: "final.finalize", entityType: "annotation", entityId: a.id, caseId: o.caseId, data: { tuple: tupleOf(o.fields), relation } });
     });
   } catch (e) {
     if (e instanceof WorkflowError) await attempt("final.finalize_rejected", { reason: e.message });
-    else if (isUniqueViolation(e)) {
+    else if (isUniqueViolation(e) || isTransactionConflict(e)) {
       await attempt("final.finalize_rejected", { reason: "concurrent finalize" });
-      throw new WorkflowError(409, "another adjudicator finalized this case first");
+      throw new WorkflowError(409, "another adjudicator finalized this case first; your final was not saved as the case's final (it is kept in the audit trail)");
     }
     throw e;
   }
   return (await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "final" }))!;
+}
+
+/** Serialization failure or deadlock reported by the database (Prisma P2034). */
+function isTransactionConflict(e: unknown): boolean {
+  return typeof e === "object" && e !== null && (e as { code?: string }).code === "P2034";
 }
 
 function isUniqueViolation(e: unknown): boolean {
