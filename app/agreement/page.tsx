@@ -22,8 +22,10 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
   if (pendingOwn > 0) {
     return <p className="rounded border border-amber-300 bg-amber-50 p-4 text-sm">Agreement figures are hidden while you have unsubmitted annotations of your own ({pendingOwn}).</p>;
   }
-  const q = caseListQuerySchema.parse(await searchParams);
-  const filter = { dataset: q.dataset, mas: q.mas, benchmark: q.benchmark };
+  const sp = await searchParams;
+  const q = caseListQuerySchema.parse(sp);
+  const date = (v: unknown) => (typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : undefined);
+  const filter = { dataset: q.dataset, mas: q.mas, benchmark: q.benchmark, from: date(sp.from), to: date(sp.to) };
   const [report, mad, dis, facets] = await Promise.all([agreementFromDb(db, filter), madAgreementFromDb(db), disagreementFromDb(db, filter), listCaseFacets(db)]);
   const qs = new URLSearchParams(Object.entries(filter).filter(([, v]) => v) as Array<[string, string]>).toString();
   return (
@@ -39,7 +41,7 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
           </a>
         </span>
       </div>
-      <CaseFilters values={{ ...q, q: undefined }} facets={facets} action="/agreement" hideSearch />
+      <CaseFilters values={{ ...q, q: undefined }} facets={facets} action="/agreement" hideSearch dates={{ from: filter.from, to: filter.to }} />
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-2 font-semibold">Reliability of the initial annotations (Fleiss&apos; κ, three annotators)</h2>
         {report.ok ? (

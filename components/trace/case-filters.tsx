@@ -24,11 +24,14 @@ export function CaseFilters({
   facets,
   action = "/cases",
   hideSearch = false,
+  dates,
 }: {
   values: CaseFilterValues;
   facets: { benchmarks: string[]; mas: string[]; datasets: string[] };
   action?: string;
   hideSearch?: boolean;
+  /** Show a submitted-date range (agreement dashboard). */
+  dates?: { from?: string; to?: string };
 }) {
   const select = (name: keyof CaseFilterValues, label: string, options: string[], render: (v: string) => string = (v) => v) => (
     <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
@@ -58,6 +61,18 @@ export function CaseFilters({
       {select("benchmark", "Benchmark", facets.benchmarks)}
       {select("mas", "MAS", facets.mas)}
       {select("dataset", "Source dataset", facets.datasets, datasetName)}
+      {dates ? (
+        <>
+          <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+            Submitted from
+            <input type="date" name="from" defaultValue={dates.from ?? ""} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
+          </label>
+          <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
+            to
+            <input type="date" name="to" defaultValue={dates.to ?? ""} className="rounded border border-slate-300 px-2 py-1 text-sm text-slate-900" />
+          </label>
+        </>
+      ) : null}
       <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
         Filter
       </button>

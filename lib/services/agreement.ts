@@ -10,6 +10,28 @@ export interface AgreementFilter {
   dataset?: string | null;
   mas?: string | null;
   benchmark?: string | null;
+  /** Inclusive date range (YYYY-MM-DD, UTC) on when a case's last initial annotation was submitted. */
+  from?: string | null;
+  to?: string | null;
+}
+
+/** Bundle ids allowed by the filter, or null when the filter allows every case. */
+async function allowedBundleIds(db: Db, f: AgreementFilter): Promise<Set<string> | null> {
+  let ids: Set<string> | null = null;
+  if (f.dataset || f.mas || f.benchmark) {
+    const { cases } = await listCases(db, { dataset: f.dataset, mas: f.mas, benchmark: f.benchmark, take: 1_000_000 });
+    ids = new Set(cases.map((c) => c.bundleId));
+  }
+  if (f.from || f.to) {
+    const from = f.from ? new Date(`${f.from}T00:00:00.000Z`) : null;
+    const to = f.to ? new Date(`${f.to}T23:59:59.999Z`) : null;
+    const last = await db.annotation.groupBy({ by: ["caseId"], where: { kind: "initial", status: "submitted" }, _max: { submittedAt: true } });
+    const inRange = last.filter((l) => l._max.submittedAt && (!from || l._max.submittedAt >= from) && (!to || l._max.submittedAt <= to)).map((l) => l.caseId);
+    const rows = await db.case.findMany({ where: { id: { in: inRange } }, select: { bundleId: true } });
+    const dated = new Set(rows.map((r) => r.bundleId));
+    ids = ids ? new Set([...ids].filter((x) => dated.has(x))) : dated;
+  }
+  return ids;
 }
 
 const cache = new Map<string, { stamp: string; report: AgreementReport & { ok: true } }>();
@@ -26,17 +48,13 @@ async function annotationsStamp(db: Db): Promise<string> {
  *   `excluded`), or `{ok:false, errors}` when the exported data does not validate
  */
 export async function agreementFromDb(db: Db, f: AgreementFilter = {}, o: { resamples?: number; seed?: number } = {}) {
-  const key = JSON.stringify([f.dataset ?? null, f.mas ?? null, f.benchmark ?? null, o.resamples ?? null, o.seed ?? null]);
+  const key = JSON.stringify([f.dataset ?? null, f.mas ?? null, f.benchmark ?? null, f.from ?? null, f.to ?? null, o.resamples ?? null, o.seed ?? null]);
   const stamp = await annotationsStamp(db);
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.report;
   const file = await exportAnnotations(db, { submittedOnly: true });
-  let cases = file.cases;
-  if (f.dataset || f.mas || f.benchmark) {
-    const { cases: allowed } = await listCases(db, { dataset: f.dataset, mas: f.mas, benchmark: f.benchmark, take: 1_000_000 });
-    const ids = new Set(allowed.map((c) => c.bundleId));
-    cases = cases.filter((c) => ids.has(c.caseId));
-  }
+  const allowed = await allowedBundleIds(db, f);
+  const cases = allowed ? file.cases.filter((c) => allowed.has(c.caseId)) : file.cases;
   const v = validateAnnotations({ ...file, cases });
   if (!v.ok) return { ok: false as const, errors: v.errors };
   const withThree = v.file.cases.filter((c) => c.initial.length === 3);
@@ -96,12 +114,8 @@ export async function madAgreementFromDb(db: Db) {
  */
 export async function disagreementFromDb(db: Db, f: AgreementFilter = {}) {
   const file = await exportAnnotations(db, { submittedOnly: true });
-  let cases = file.cases;
-  if (f.dataset || f.mas || f.benchmark) {
-    const { cases: allowed } = await listCases(db, { dataset: f.dataset, mas: f.mas, benchmark: f.benchmark, take: 1_000_000 });
-    const ids = new Set(allowed.map((c) => c.bundleId));
-    cases = cases.filter((c) => ids.has(c.caseId));
-  }
+  const allowed = await allowedBundleIds(db, f);
+  const cases = allowed ? file.cases.filter((c) => allowed.has(c.caseId)) : file.cases;
   const key = (a: { categories: string[]; primary: string | null; nodeId: string | null; nodeType: string | null }) =>
     [[...a.categories].sort().join(","), a.primary, a.nodeId, a.nodeType].join("|");
   const rows = cases

@@ -12,6 +12,8 @@ const q = z.object({
   dataset: z.string().optional(),
   mas: z.string().optional(),
   benchmark: z.string().optional(),
+  from: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "from: YYYY-MM-DD").optional(),
+  to: z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "to: YYYY-MM-DD").optional(),
 });
 
 const csvCell = (v: unknown) => {
