@@ -5,6 +5,8 @@
 import type { z } from "zod";
 import { bundleIdFromParam } from "./case-links";
 import { findCaseId, getDb, WorkflowError } from "./db";
+import type { Role } from "./annotation";
+import { viewerForRequest, type SessionViewer } from "./session";
 import { formatJsonPath } from "./bundle";
 
 /** Parse a JSON body; a Response (400 with field errors) when it does not fit the schema. */
@@ -39,4 +41,20 @@ export async function caseFromParam(param: string): Promise<string | Response> {
   const bundleId = bundleIdFromParam(param);
   const id = await findCaseId(getDb(), { bundleId });
   return id ?? Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
+}
+
+/**
+ * The common start of a case route: the signed-in viewer (with one of `roles`, when given) and
+ * the case's database id, or the Response to return (401, 403 or 404).
+ */
+export async function caseRoute(
+  req: Request,
+  params: Promise<{ caseId: string }>,
+  ...roles: Role[]
+): Promise<{ viewer: SessionViewer; caseId: string } | Response> {
+  const viewer = await viewerForRequest(req, ...roles);
+  if (viewer instanceof Response) return viewer;
+  const caseId = await caseFromParam((await params).caseId);
+  if (caseId instanceof Response) return caseId;
+  return { viewer, caseId };
 }

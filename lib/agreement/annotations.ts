@@ -10,6 +10,7 @@
  * ```
  * Objects are strict: an unknown key (a typo such as `nodeID`) is an error with its JSON path.
  */
+import { formatJsonPath } from "../bundle";
 import { z } from "zod";
 // json-text only (no node:crypto), so the reader also runs in a browser bundle.
 import { parseJsonText } from "../bundle/json-text";
@@ -86,17 +87,6 @@ export interface PathError {
   message: string;
 }
 
-/** `["cases", 3, "primary"]` -> `$.cases[3].primary` (same rule as lib/bundle formatJsonPath). */
-function jsonPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = "$";
-  for (const k of path) {
-    if (typeof k === "number") out += `[${k}]`;
-    else if (typeof k === "string" && /^[A-Za-z_$][\w$]*$/.test(k)) out += `.${k}`;
-    else out += `[${JSON.stringify(String(k))}]`;
-  }
-  return out;
-}
-
 export type ReadAnnotationsResult = { ok: true; file: AnnotationsFile } | { ok: false; errors: PathError[] };
 
 /**
@@ -106,7 +96,7 @@ export type ReadAnnotationsResult = { ok: true; file: AnnotationsFile } | { ok: 
 export function validateAnnotations(value: unknown): ReadAnnotationsResult {
   const r = annotationsFileSchema.safeParse(value);
   if (r.success) return { ok: true, file: r.data };
-  const errors = r.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message }));
+  const errors = r.error.issues.map((i) => ({ path: formatJsonPath(i.path), message: i.message }));
   // zod skips the file-level refinement (duplicate caseIds) once an inner issue exists: repeat it
   // on the raw value so one run reports every problem.
   const seen = new Set(errors.map((e) => `${e.path}\n${e.message}`));

@@ -1,6 +1,5 @@
-import { caseFromParam, errorResponse } from "@/lib/api";
+import { caseRoute, errorResponse } from "@/lib/api";
 import { getCaseAnnotationsFor, getDb } from "@/lib/db";
-import { viewerForRequest } from "@/lib/session";
 
 export const dynamic = "force-dynamic";
 
@@ -9,10 +8,9 @@ export const dynamic = "force-dynamic";
  * their own (blind: true); others' initials and the final come after submission.
  */
 export async function GET(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
-  const v = await viewerForRequest(req);
-  if (v instanceof Response) return v;
-  const caseId = await caseFromParam((await ctx.params).caseId);
-  if (caseId instanceof Response) return caseId;
+  const r = await caseRoute(req, ctx.params);
+  if (r instanceof Response) return r;
+  const { viewer: v, caseId } = r;
   try {
     const r = await getCaseAnnotationsFor(getDb(), v, { caseId });
     return Response.json({ blind: r.blind, own: r.own, initials: r.initials, final: r.final, finalizedAt: r.finalizedAt });
