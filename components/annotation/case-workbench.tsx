@@ -1,7 +1,7 @@
 "use client";
 
 import { useCallback, useMemo } from "react";
-import type { GraphEdgeLite, GraphNodeLite } from "@/lib/layout";
+import { expandGraph, type CompactGraph } from "@/lib/layout";
 import { Inspector, type SideTab } from "@/components/trace/inspector";
 import { AdjudicatePanel, type InitialView } from "./adjudicate-panel";
 import { AnnotatePanel } from "./annotate-panel";
@@ -17,8 +17,7 @@ export type WorkbenchMode = "view" | "annotate" | "adjudicate";
  */
 export function CaseWorkbench({
   bundleId,
-  nodes,
-  edges,
+  graph,
   initialNodeId,
   mode,
   own,
@@ -27,8 +26,8 @@ export function CaseWorkbench({
   final,
 }: {
   bundleId: string;
-  nodes: GraphNodeLite[];
-  edges: GraphEdgeLite[];
+  /** The event-dependency graph in its compact wire form (lib/layout/compact.ts). */
+  graph: CompactGraph;
   initialNodeId: string | null;
   mode: WorkbenchMode;
   own: OwnAnnotation | null;
@@ -37,6 +36,7 @@ export function CaseWorkbench({
   final: InitialView | null;
 }) {
   const caseKey = encodeURIComponent(bundleId);
+  const { nodes, edges } = useMemo(() => expandGraph(graph), [graph]);
   const initialDraft = useDraft(caseKey, "initial", own);
   const finalDraft = useDraft(caseKey, "final", ownFinal);
   const active = mode === "adjudicate" ? finalDraft : initialDraft;

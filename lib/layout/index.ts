@@ -3,3 +3,4 @@ export * from "./types";
 export { laneLayout, NO_AGENT, type LaneLayoutOptions } from "./lanes";
 export { nodesInView, edgesForNodes, adjacency, visibleRect, centreOn, type Viewport } from "./viewport";
 export { elkInput, elkResult, ELK_MAX_NODES } from "./elk";
+export { compactGraph, expandGraph, type CompactGraph } from "./compact";

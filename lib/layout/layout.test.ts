@@ -74,3 +74,19 @@ describe("ELK layered layout", () => {
     for (const e of gold.edges) expect(r.positions.get(e.from)!.y).toBeLessThan(r.positions.get(e.to)!.y);
   });
 });
+
+describe("compact wire form of the graph", () => {
+  test("round-trips a 4,001-node trace exactly and is much smaller", async () => {
+    const { compactGraph, expandGraph } = await import("./compact");
+    const c = compactGraph(big.nodes, big.edges);
+    const back = expandGraph(JSON.parse(JSON.stringify(c)));
+    expect(back.nodes).toEqual([...big.nodes].sort((a, b) => a.orderIndex - b.orderIndex));
+    expect(back.edges).toEqual(big.edges.map((e) => ({ from: e.from, to: e.to, kind: e.kind })));
+    const plain = JSON.stringify({ nodes: big.nodes, edges: big.edges }).length;
+    expect(JSON.stringify(c).length).toBeLessThan(plain / 2);
+  });
+  test("an edge to an unknown node is an error naming it", async () => {
+    const { compactGraph } = await import("./compact");
+    expect(() => compactGraph(gold.nodes, [{ from: "nope", to: gold.nodes[0].id, kind: "data" }])).toThrow(/nope/);
+  });
+});

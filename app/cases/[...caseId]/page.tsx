@@ -5,6 +5,7 @@ import { caseHref } from "@/lib/case-links";
 import { bundleIdFromParam } from "@/lib/case-links";
 import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getDb, getOwnAnnotation, listQueue } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
+import { compactGraph } from "@/lib/layout";
 import { requireViewer } from "@/lib/session";
 import { CaseHeader } from "@/components/trace/case-header";
 import { ReferenceLabels } from "@/components/trace/reference-labels";
@@ -75,8 +76,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
       <CaseWorkbench
         key={`${mode}:${ann.own?.status ?? "none"}:${ann.final?.id ?? ""}`}
         bundleId={c.bundleId}
-        nodes={graph.nodes}
-        edges={graph.edges}
+        graph={compactGraph(graph.nodes, graph.edges)}
         initialNodeId={known ? (requested as string) : (graph.nodes[0]?.id ?? null)}
         mode={mode}
         own={ann.own}
