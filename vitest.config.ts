@@ -4,7 +4,7 @@ import path from "node:path";
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
   test: {
-    include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "scripts/**/*.test.ts", "mas/**/*.test.ts", "proxy/**/*.test.ts"],
     environment: "node",
     testTimeout: 30_000,
     pool: "forks",
