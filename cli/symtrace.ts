@@ -35,6 +35,8 @@ const USAGE = [
   "symtrace agreement <annotations.json> [--resamples N] [--seed S]",
   "symtrace agreement --mad <MAD file>",
   "symtrace agreement --from-db [--dataset D] [--mas M] [--benchmark B] [--resamples N] [--seed S]",
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>",
+  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]   (exit 3: first divergence)",
 ];
 
 function print(o: Out): void {
@@ -302,6 +304,18 @@ async function main(argv: string[]): Promise<number> {
       return annotationsCmd(args);
     case "agreement":
       return agreementCmd(args);
+    case "record": {
+      const { recordCommand } = await import("./replay");
+      const r = await recordCommand(args);
+      print(r.output as Out);
+      return r.code;
+    }
+    case "replay": {
+      const { replayCommand } = await import("./replay");
+      const r = await replayCommand(args);
+      print(r.output as Out);
+      return r.code;
+    }
     default:
       throw new UsageError(
         `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db`,

@@ -30,6 +30,7 @@ import { bundleHash, exportBundle, importCase, type ImportStatus } from "../lib/
 import { migrate } from "../lib/db/migrate";
 import { runInspectorBench } from "./bench-inspector";
 import { runAgreementBench } from "./bench-agreement";
+import { runReplayBench } from "./bench-replay";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -154,6 +155,7 @@ async function main() {
 
 main()
   .then(() => (process.env.BENCH_AGREEMENT === "0" ? undefined : runAgreementBench()))
+  .then(() => (process.env.BENCH_REPLAY === "0" ? undefined : runReplayBench()))
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

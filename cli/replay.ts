@@ -1,0 +1,309 @@
+/**
+ * `symtrace record` and `symtrace replay` (seeds/000 §3, Appendix A; spec §Replay): run a native
+ * MAS as a child process behind the OpenAI-compatible proxy and the tool gateway (proxy/), with a
+ * lib/replay session deciding per boundary request. Thin: parsing, process control, files.
+ *
+ *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>
+ *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]
+ *
+ * The child gets OPENAI_BASE_URL (proxy, ends /v1), SYMTRACE_TOOL_URL (gateway), SYMTRACE_TASK
+ * (the task prompt), OPENAI_API_KEY (kept, or "symtrace-local"), plus `config.runner.env` on replay.
+ * Its stdout is parsed for a `{"final": ...}` JSON line; its stderr goes to our stderr. Our stdout
+ * is one JSON object.
+ *
+ * Returns `{ code, output }` and prints nothing. Exit codes: 0 ok (bundle written, or the prefix
+ * verified without --upstream); 2 bad input (usage, unreadable/invalid bundle, unknown target or
+ * no LLM boundary at or after it, command cannot start); 3 replay diverged (output = the
+ * first-divergence report). A MAS that fails after going live still yields a bundle
+ * (`masExitCode` says how it ended).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } from "../lib/bundle";
+import { RecordSession, ReplaySession, TargetError, type DivergenceReport } from "../lib/replay";
+import { startBoundaryProxy, type ProxyStop } from "../proxy";
+
+type Result = { code: number; output: unknown };
+
+export const RECORD_USAGE =
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>";
+export const REPLAY_USAGE =
+  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]";
+
+const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
+
+class BadInput extends Error {
+  constructor(
+    message: string,
+    readonly at = "$",
+  ) {
+    super(message);
+  }
+}
+
+/** Split `a b -- cmd x` into options and command; take `--name value` flags. */
+function parseArgs(args: string[], flags: string[]): { opts: Record<string, string>; positional: string[]; command: string[] } {
+  const dd = args.indexOf("--");
+  const head = dd >= 0 ? args.slice(0, dd) : args.slice();
+  const command = dd >= 0 ? args.slice(dd + 1) : [];
+  const opts: Record<string, string> = {};
+  const positional: string[] = [];
+  for (let i = 0; i < head.length; i++) {
+    const a = head[i];
+    if (a.startsWith("--")) {
+      if (!flags.includes(a)) throw new BadInput(`unknown option ${a}`, a);
+      const v = head[i + 1];
+      if (v === undefined || v.startsWith("--")) throw new BadInput(`${a} needs a value`, a);
+      opts[a] = v;
+      i++;
+    } else positional.push(a);
+  }
+  return { opts, positional, command };
+}
+
+interface RunResult {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  final: unknown;
+  spawnError: string | null;
+}
+
+/** Last stdout line that is a JSON object with a `final` key. */
+function finalOf(stdout: string): unknown {
+  const lines = stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const v = JSON.parse(lines[i]);
+      if (v && typeof v === "object" && !Array.isArray(v) && "final" in v) return (v as { final: unknown }).final;
+    } catch {
+      /* not JSON */
+    }
+  }
+  return undefined;
+}
+
+/** Run the MAS; `stopper` lets the caller kill it (whole process group). */
+function runMas(command: string[], env: Record<string, string>): { done: Promise<RunResult>; stop: () => void } {
+  let child: ChildProcess;
+  let out = "";
+  const done = new Promise<RunResult>((resolve) => {
+    try {
+      child = spawn(command[0], command.slice(1), { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    } catch (e) {
+      resolve({ exitCode: null, signal: null, final: undefined, spawnError: (e as Error).message });
+      return;
+    }
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    child.stderr!.on("data", (c: Buffer) => process.stderr.write(c));
+    child.once("error", (e) => resolve({ exitCode: null, signal: null, final: undefined, spawnError: e.message }));
+    child.once("close", (code, signal) => resolve({ exitCode: code, signal, final: finalOf(out), spawnError: null }));
+  });
+  const stop = () => {
+    if (!child || child.exitCode !== null || child.pid === undefined) return;
+    const kill = (sig: NodeJS.Signals) => {
+      try {
+        process.kill(-child.pid!, sig);
+      } catch {
+        /* already gone */
+      }
+    };
+    kill("SIGTERM");
+    setTimeout(() => kill("SIGKILL"), 2000).unref();
+  };
+  return { done, stop };
+}
+
+function loadBundle(file: string): ReplayBundle {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (e) {
+    throw new BadInput(`cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  let value: unknown;
+  try {
+    value = parseJsonText(text);
+  } catch (e) {
+    throw new BadInput(`${file} is not JSON: ${(e as Error).message}`);
+  }
+  const res = validateBundle(value);
+  if (!res.ok) throw new BadInput(`${file} is not a valid bundle v1: ${res.issues.slice(0, 3).map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  return res.bundle;
+}
+
+function writeOut(file: string, b: ReplayBundle): void {
+  mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  writeFileSync(file, serializeBundle(b));
+}
+
+function childEnv(proxyUrl: string, toolUrl: string, task: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...extra,
+    OPENAI_BASE_URL: proxyUrl,
+    SYMTRACE_TOOL_URL: toolUrl,
+    OPENAI_API_KEY: process.env.OPENAI_API_KEY || "symtrace-local",
+    ...(task ? { SYMTRACE_TASK: task } : {}),
+  };
+}
+
+function checkUrl(v: string | undefined, name: string): void {
+  if (v === undefined) return;
+  try {
+    const u = new URL(v);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+  } catch {
+    throw new BadInput(`${name} must be an http(s) URL, got ${JSON.stringify(v)}`, name);
+  }
+}
+
+/**
+ * `record` (snapshot mode, seeds/000 §3.1): forward every boundary request live, write a bundle v1.
+ * @param args the arguments after `record`
+ * @returns code 0 `{ ok, status: "recorded", out, bundleId, nodes, edges, records, masExitCode, final }`; 2 bad input
+ */
+export async function recordCommand(args: string[]): Promise<Result> {
+  try {
+    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--task", "--task-file", "--id"]);
+    if (positional.length) throw new BadInput(`unexpected ${positional[0]}; usage: ${RECORD_USAGE}`);
+    const out = opts["--out"];
+    if (!out) throw new BadInput(`--out is required; usage: ${RECORD_USAGE}`, "--out");
+    if (!opts["--upstream"]) throw new BadInput(`--upstream is required; usage: ${RECORD_USAGE}`, "--upstream");
+    if (command.length === 0) throw new BadInput(`no command after --; usage: ${RECORD_USAGE}`, "--");
+    checkUrl(opts["--upstream"], "--upstream");
+    checkUrl(opts["--tool-upstream"], "--tool-upstream");
+    if (opts["--task"] !== undefined && opts["--task-file"] !== undefined) throw new BadInput("give --task or --task-file, not both", "--task");
+    let task: ReplayBundle["task"] = { prompt: opts["--task"] ?? "" };
+    if (opts["--task-file"]) {
+      let v: unknown;
+      try {
+        v = parseJsonText(readFileSync(opts["--task-file"], "utf8"));
+      } catch (e) {
+        throw new BadInput(`cannot read --task-file ${opts["--task-file"]}: ${(e as Error).message}`, "--task-file");
+      }
+      if (!v || typeof v !== "object" || typeof (v as { prompt?: unknown }).prompt !== "string") throw new BadInput("--task-file must hold a JSON object with a string `prompt`", "--task-file");
+      task = v as ReplayBundle["task"];
+    }
+    const id = opts["--id"] ?? `record/${path.basename(out).replace(/\.json$/, "")}/${new Date().toISOString()}`;
+    const script = command.find((a) => /\.(m?[jt]s|py)$/.test(a));
+    const session = new RecordSession({ id, task, config: { mas: script ? path.basename(script).replace(/\.[^.]+$/, "") : path.basename(command[0]) } });
+    const proxy = await startBoundaryProxy({ session, upstream: opts["--upstream"], toolUpstream: opts["--tool-upstream"] });
+    let run: RunResult;
+    try {
+      run = await runMas(command, childEnv(proxy.llmUrl, proxy.toolUrl, task.prompt)).done;
+      await proxy.idle();
+    } finally {
+      await proxy.close();
+    }
+    if (run.spawnError) return fail(2, `cannot start ${command[0]}: ${run.spawnError}`, "--");
+    const bundle = session.toBundle({ final: run.final, runner: { command } });
+    const first = bundle.records.find((r) => r.boundary === "llm")?.request as { model?: unknown } | undefined;
+    if (typeof first?.model === "string") bundle.config.model = first.model;
+    if (proxy.modelsSeen !== undefined) (bundle.config.replay as Record<string, unknown>).models = proxy.modelsSeen;
+    writeOut(out, bundle);
+    return {
+      code: 0,
+      output: { ok: true, status: "recorded", out, bundleId: bundle.id, nodes: bundle.graph.nodes.length, edges: bundle.graph.edges.length, records: bundle.records.length, masExitCode: run.exitCode, final: run.final ?? null },
+    };
+  } catch (e) {
+    if (e instanceof BadInput) return fail(2, e.message, e.at);
+    throw e;
+  }
+}
+
+/**
+ * `replay` (selective replay, seeds/000 Algorithm 2): restart the MAS under the replay proxy, serve
+ * the verified prefix, go live at the target with the guidance appended.
+ * @param args the arguments after `replay`
+ * @returns code 0 `{ ok, status: "replayed", out, bundleId, target, verified, ... }` or, without
+ *   --upstream, `{ ok, status: "prefix-verified", verified, target }`; 3 with the first-divergence
+ *   report; 2 bad input
+ */
+export async function replayCommand(args: string[]): Promise<Result> {
+  try {
+    const { opts, positional, command: given } = parseArgs(args, ["--target", "--guidance", "--upstream", "--tool-upstream", "--out", "--id"]);
+    if (positional.length !== 1) throw new BadInput(`usage: ${REPLAY_USAGE}`);
+    const target = opts["--target"];
+    if (!target) throw new BadInput(`--target is required; usage: ${REPLAY_USAGE}`, "--target");
+    const out = opts["--out"];
+    if (!out) throw new BadInput(`--out is required; usage: ${REPLAY_USAGE}`, "--out");
+    checkUrl(opts["--upstream"], "--upstream");
+    checkUrl(opts["--tool-upstream"], "--tool-upstream");
+    const source = loadBundle(positional[0]);
+    const command = given.length ? given : (source.config.runner?.command ?? []);
+    if (command.length === 0) throw new BadInput("no command: give one after -- (the bundle has no config.runner.command)", "--");
+    const upstream = opts["--upstream"];
+    let session: ReplaySession;
+    try {
+      session = new ReplaySession({ source, targetNodeId: target, guidance: opts["--guidance"], stopAtTarget: !upstream });
+    } catch (e) {
+      if (e instanceof TargetError) throw new BadInput(e.message, "--target");
+      throw new BadInput((e as Error).message);
+    }
+    const t = session.target!;
+    const targetOut = { requested: t.requestedNodeId, boundaryNodeId: t.boundaryNodeId, seq: t.seq, exact: t.exact, rule: t.rule };
+    let stop: ProxyStop | null = null;
+    let stopMas = () => {};
+    const replayCfg = source.config.replay as Record<string, unknown> | null | undefined;
+    const proxy = await startBoundaryProxy({
+      session,
+      upstream,
+      toolUpstream: opts["--tool-upstream"],
+      models: replayCfg?.models,
+      defaultModel: source.config.model ?? undefined,
+      onStop: (s) => {
+        stop = s;
+        stopMas();
+      },
+    });
+    let run: RunResult;
+    try {
+      const mas = runMas(command, childEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, source.config.runner?.env ?? {}));
+      stopMas = mas.stop;
+      run = await mas.done;
+      await proxy.idle();
+    } finally {
+      await proxy.close();
+    }
+    if (run.spawnError) return fail(2, `cannot start ${command[0]}: ${run.spawnError}`, "--");
+    const stopped = stop as ProxyStop | null;
+    if (stopped?.kind === "prefix-verified") {
+      return {
+        code: 0,
+        output: {
+          ok: true,
+          status: "prefix-verified",
+          verified: stopped.verified,
+          checkedNodes: session.checkedNodes,
+          target: targetOut,
+          message: `prefix of ${stopped.verified} records reconstructed and verified up to ${t.boundaryNodeId} (seq ${t.seq}); no --upstream, so the MAS was stopped there and no bundle was written`,
+        },
+      };
+    }
+    const report: DivergenceReport | null = stopped?.kind === "diverged" ? stopped.report : session.end();
+    if (report) return { code: 3, output: { ...report, target: targetOut, masExitCode: run.exitCode } };
+    const id = opts["--id"] ?? `${source.id}/replay/${t.boundaryNodeId}/${Date.now().toString(36)}`;
+    const bundle = session.toBundle({ id, final: run.final, runner: { command, ...(source.config.runner?.env ? { env: source.config.runner.env } : {}) } });
+    writeOut(out, bundle);
+    return {
+      code: 0,
+      output: {
+        ok: true,
+        status: "replayed",
+        out,
+        bundleId: bundle.id,
+        parent: bundle.parent,
+        target: targetOut,
+        verified: session.verified,
+        checkedNodes: session.checkedNodes,
+        nodeHashCheck: session.checksNodeHashes ? "checked" : "not applicable (bundle not recorded by the symtrace proxy)",
+        liveRecords: bundle.records.length - t.seq,
+        masExitCode: run.exitCode,
+        final: run.final ?? null,
+      },
+    };
+  } catch (e) {
+    if (e instanceof BadInput) return fail(2, e.message, e.at);
+    throw e;
+  }
+}

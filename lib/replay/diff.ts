@@ -1,0 +1,84 @@
+/**
+ * Structural diff of two canonical requests for the first-divergence report: RFC 6902 operations
+ * whose `path` is an RFC 6901 JSON pointer (jsondiffpatch + its jsonpatch formatter), each with
+ * the recorded (`expected`) and the new (`actual`) value at that pointer.
+ */
+import { create } from "jsondiffpatch";
+import { format } from "jsondiffpatch/formatters/jsonpatch";
+
+/** One difference between the recorded and the actual request. */
+export interface PointerDiff {
+  op: "add" | "remove" | "replace" | "move" | "copy" | "test";
+  /** RFC 6901 pointer into the request, e.g. `/messages/3/content`. */
+  path: string;
+  /** Value in the recorded request at `path` (absent for `add`). */
+  expected?: unknown;
+  /** Value in the actual request at `path` (absent for `remove`). */
+  actual?: unknown;
+}
+
+// Objects in arrays are matched by position (no objectHash): a changed message shows as
+// `/messages/3/content`, not as remove + add of the whole message.
+const differ = create({ arrays: { detectMove: false } });
+
+/** Resolve an RFC 6901 pointer; `undefined` when it does not exist. */
+export function resolvePointer(doc: unknown, pointer: string): unknown {
+  if (pointer === "") return doc;
+  let cur: unknown = doc;
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+    if (Array.isArray(cur)) cur = cur[Number(key)];
+    else if (typeof cur === "object" && cur !== null) cur = (cur as Record<string, unknown>)[key];
+    else return undefined;
+    if (cur === undefined) return undefined;
+  }
+  return cur;
+}
+
+/**
+ * Differences between the recorded request and the actual one.
+ * @returns `[]` when equal as JSON; otherwise RFC 6902 ops with RFC 6901 paths, plus values
+ * @param expected the recorded (normalized) request
+ * @param actual the new (normalized) request
+ */
+export function pointerDiff(expected: unknown, actual: unknown): PointerDiff[] {
+  const delta = differ.diff(expected, actual);
+  if (!delta) return [];
+  const ops = format(delta) as { op: PointerDiff["op"]; path: string; value?: unknown; from?: string }[];
+  return ops.map((o) => {
+    const d: PointerDiff = { op: o.op, path: o.path };
+    if (o.op !== "add") {
+      const e = resolvePointer(expected, o.path);
+      if (e !== undefined) d.expected = e;
+    }
+    if (o.op !== "remove") d.actual = o.value !== undefined ? o.value : resolvePointer(actual, o.path);
+    return d;
+  });
+}
+
+function clip(v: unknown, n = 60): string {
+  let s: string;
+  try {
+    s = JSON.stringify(v) ?? "undefined";
+  } catch {
+    s = String(v);
+  }
+  return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}
+
+/**
+ * One line saying WHAT differed, e.g.
+ * `/messages/2/content: expected "Find X" got "Find Y"; /temperature: expected 0 got 0.5`.
+ * @param max at most this many differences are spelled out (the rest are counted)
+ */
+export function describeDiff(diff: PointerDiff[], max = 3): string {
+  if (diff.length === 0) return "no structural difference";
+  const parts = diff.slice(0, max).map((d) => {
+    const p = d.path || "(whole request)";
+    if (d.op === "add") return `${p}: added ${clip(d.actual)}`;
+    if (d.op === "remove") return `${p}: removed (was ${clip(d.expected)})`;
+    return `${p}: expected ${clip(d.expected)} got ${clip(d.actual)}`;
+  });
+  if (diff.length > max) parts.push(`and ${diff.length - max} more`);
+  return parts.join("; ");
+}

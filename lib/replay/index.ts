@@ -1,0 +1,26 @@
+/**
+ * Public surface of lib/replay: snapshot mode and fail-closed selective replay (seeds/000 §3,
+ * Appendix A, Algorithms 1–2; ../shared/spec/bundle-v1.md §Replay). Pure: no HTTP, no clock.
+ */
+export { RecordSession, ReplaySession } from "./session";
+export type {
+  BoundaryCall,
+  BoundarySession,
+  DivergenceReason,
+  DivergenceReport,
+  RecordSessionOptions,
+  RecordSummary,
+  ReplaySessionOptions,
+  Step,
+} from "./session";
+export { resolveTarget, TargetError } from "./target";
+export type { TargetResolution } from "./target";
+export { normalizeRequest, isNormalizationName, NORMALIZATIONS, DEFAULT_NORMALIZATION, OPENAI_CHAT_V1_DROPPED } from "./normalize";
+export type { NormalizationName } from "./normalize";
+export { pointerDiff, describeDiff, resolvePointer } from "./diff";
+export type { PointerDiff } from "./diff";
+export { appendGuidance, assembleStream, assistantOf, formatSseEvent, isStreamedResponse, namedToolCalls, GUIDANCE_ROLE } from "./openai";
+export type { AssistantMessage, SseEvent, StreamedResponse } from "./openai";
+export { TraceBuilder, RECORDER_ID, llmCallContent, agentActionContent, toolCallContent, toolResultContent, taskNodeContent } from "./trace";
+export type { BoundaryOutcome, OpenEvent, TraceBuilderOptions } from "./trace";
+export { fastCanonicalJson, fastHash } from "./canonical";

@@ -1,0 +1,590 @@
+/**
+ * Boundary sessions: snapshot mode (`RecordSession`, seeds/000 Algorithm 1) and fail-closed
+ * selective replay (`ReplaySession`, Algorithm 2; ../shared/spec/bundle-v1.md §Replay).
+ *
+ * Both receive boundary requests in the order the MAS makes them (`begin`) and answer with a
+ * `Step`: serve a recorded response, forward live (then `complete`), or stop. Both build the
+ * output bundle. Pure: no I/O, no clock; the proxy (proxy/) does HTTP.
+ */
+import {
+  buildBundle,
+  type BoundaryRecord,
+  type Boundary,
+  type BundleEdge,
+  type BundleNode,
+  type NodeType,
+  type ReplayBundle,
+} from "../bundle";
+import { fastHash as hashContent, fastHash as hashRequest } from "./canonical";
+import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
+import { DEFAULT_NORMALIZATION, normalizeRequest } from "./normalize";
+import { appendGuidance } from "./openai";
+import { resolveTarget, type TargetResolution } from "./target";
+import {
+  RECORDER_ID,
+  TraceBuilder,
+  agentActionContent,
+  llmCallContent,
+  taskNodeContent,
+  toolCallContent,
+  toolResultContent,
+  type BoundaryOutcome,
+  type OpenEvent,
+} from "./trace";
+
+/** One boundary request as the MAS made it. */
+export interface BoundaryCall {
+  boundary: Boundary;
+  /** LLM: the chat-completions body; tool: `{ tool, arguments }`. Not yet normalized. */
+  request: unknown;
+}
+
+/** What the proxy must do with a boundary request. */
+export type Step =
+  | {
+      kind: "recorded";
+      seq: number;
+      nodeId: string;
+      /** The recorded response, to return exactly (a stream is `{ stream: true, events }`). */
+      response: unknown;
+      /** HTTP status to return (record `meta.httpStatus`, default 200). */
+      httpStatus: number;
+    }
+  | {
+      kind: "live";
+      /** Pass to `complete` with the live outcome. */
+      ticket: number;
+      /** The request to forward: the MAS's own body, with the guidance appended at the target. */
+      forward: unknown;
+      /** True for the target boundary (the first live request of a selective replay). */
+      isTarget: boolean;
+      nodeId: string;
+    }
+  | { kind: "diverged"; report: DivergenceReport }
+  | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution };
+
+/** Why replay stopped at the first divergence. */
+export type DivergenceReason = "content" | "extra-call" | "missing-call" | "recording-exhausted" | "node-hash";
+
+/** Recorded neighbour of the divergent position. */
+export interface RecordSummary {
+  seq: number;
+  nodeId: string;
+  boundary: Boundary;
+  requestHash: string;
+  /** Tool name for tool records, model for llm records. */
+  what: string | null;
+}
+
+/**
+ * The first-divergence report (spec §Replay step 2; seeds/000 Appendix A.2). `message` says in
+ * one sentence what differed; `diff` lists every difference as RFC 6901 pointers.
+ */
+export interface DivergenceReport {
+  ok: false;
+  status: "diverged";
+  seq: number;
+  /** The expected record's node (null when the recording is exhausted). */
+  nodeId: string | null;
+  reason: DivergenceReason;
+  message: string;
+  expected: { boundary: Boundary; requestHash: string; nodeHash?: string } | null;
+  actual: { boundary: Boundary; requestHash: string; nodeHash?: string };
+  expectedHash: string | null;
+  actualHash: string;
+  /** Recorded request (or node content for `node-hash`) -> actual one. */
+  diff: PointerDiff[];
+  neighbours: { previous: RecordSummary | null; next: RecordSummary | null };
+  /** Records matched before the divergence. */
+  verified: number;
+}
+
+/** Session surface the proxy uses (record and replay alike). */
+export interface BoundarySession {
+  readonly mode: "record" | "replay";
+  /**
+   * A boundary request arrived. Never throws for a bad request: a replay mismatch is a
+   * `diverged` step and the session stays stopped from then on.
+   */
+  begin(call: BoundaryCall): Step;
+  /** A live boundary finished (`ticket` from a `live` step). */
+  complete(ticket: number, outcome: BoundaryOutcome): void;
+}
+
+interface Live {
+  ev: OpenEvent;
+  requestHash: string;
+}
+
+/** Base for live recording through a TraceBuilder. */
+abstract class LiveRecorder {
+  protected builder!: TraceBuilder;
+  private tickets = new Map<number, Live>();
+  private nextTicket = 1;
+
+  protected startLive(call: BoundaryCall, normalized: unknown, meta: Record<string, unknown> = {}): { ticket: number; nodeId: string } {
+    const ev = call.boundary === "llm" ? this.builder.beginLlm(normalized, meta) : this.builder.beginTool(normalized);
+    const t = this.nextTicket++;
+    this.tickets.set(t, { ev, requestHash: hashRequest(normalized) });
+    return { ticket: t, nodeId: ev.nodeId };
+  }
+
+  /** Record a live boundary's outcome. @throws Error for an unknown or already completed ticket */
+  complete(ticket: number, outcome: BoundaryOutcome): void {
+    const l = this.tickets.get(ticket);
+    if (!l) throw new Error(`unknown or completed boundary ticket ${ticket}`);
+    this.tickets.delete(ticket);
+    if (l.ev.boundary === "llm") this.builder.completeLlm(l.ev, l.requestHash, outcome);
+    else this.builder.completeTool(l.ev, outcome);
+  }
+
+  /** Live boundaries begun but not completed (e.g. the MAS was stopped mid-call). */
+  get openCount(): number {
+    return this.tickets.size;
+  }
+}
+
+/** Options of snapshot mode. */
+export interface RecordSessionOptions {
+  id: string;
+  task: ReplayBundle["task"];
+  initialState?: unknown;
+  /** Runtime configuration c; `replay.normalization` and `replay.recorder` are filled in. */
+  config?: ReplayBundle["config"];
+  /** Normalization name (default `openai-chat-v1`). */
+  normalization?: string;
+}
+
+/**
+ * Snapshot mode (seeds/000 §3.1, Algorithm 1): every request is forwarded live and appended as a
+ * boundary record with its nodes and edges.
+ *
+ * Usage: `begin` -> `{ kind: "live", ticket, forward }` always; forward, then `complete(ticket,
+ * outcome)`; at the end `toBundle({ final })`.
+ */
+export class RecordSession extends LiveRecorder implements BoundarySession {
+  readonly mode = "record" as const;
+  private readonly normalization: string;
+
+  /** @throws Error for an unknown normalization name */
+  constructor(private readonly opts: RecordSessionOptions) {
+    super();
+    this.normalization = opts.normalization ?? DEFAULT_NORMALIZATION;
+    normalizeRequest("llm", {}, this.normalization);
+    this.builder = new TraceBuilder();
+    if (opts.task.prompt) this.builder.addTask(opts.task.prompt);
+  }
+
+  /** Always live: `forward` is the MAS's own request. */
+  begin(call: BoundaryCall): Step {
+    const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+    const { ticket, nodeId } = this.startLive(call, normalized);
+    return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
+  }
+
+  /**
+   * Finish the run and build the bundle v1 (hashes, seq, order; validated).
+   * @param end.final the run's `{"final":...}` value (undefined when the command printed none)
+   * @param end.runner how to restart the MAS (`config.runner`)
+   * @throws BundleValidationError if the result violates spec §Validation (a bug)
+   */
+  toBundle(end: { final?: unknown; runner?: { command: string[]; env?: Record<string, string> } } = {}): ReplayBundle {
+    this.builder.finish(end.final);
+    const config = {
+      ...(this.opts.config ?? {}),
+      ...(end.runner ? { runner: end.runner } : {}),
+      replay: { ...(this.opts.config?.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+    };
+    return buildBundle({
+      id: this.opts.id,
+      task: this.opts.task,
+      initialState: this.opts.initialState ?? {},
+      config,
+      nodes: this.builder.nodes,
+      edges: this.builder.edges,
+      records: this.builder.records,
+    });
+  }
+}
+
+/** Options of selective replay. */
+export interface ReplaySessionOptions {
+  /** The source bundle S (validated). */
+  source: ReplayBundle;
+  /** Target node v_k (any node; mapped by `resolveTarget`). Omit to verify the whole recording. */
+  targetNodeId?: string;
+  /** Guidance Δ appended at the target (may be empty: then the target request is forwarded as is). */
+  guidance?: string;
+  /** Stop at the target instead of going live (no upstream): `begin` returns `stopped`. */
+  stopAtTarget?: boolean;
+}
+
+/** Per-record precomputation. */
+interface RecInfo {
+  rec: BoundaryRecord;
+  /** Index of the last record of its parallel group (itself when not grouped). */
+  groupEnd: number;
+  /** Companion node (agent_action / tool_result) materialized from the response. */
+  companion: BundleNode | null;
+  guidance: string | null;
+}
+
+/**
+ * Fail-closed selective replay (seeds/000 Algorithm 2; spec §Replay). Per request, in order:
+ *   - live (after the target): forward, record as new nodes;
+ *   - target (records[j].nodeId is the mapped boundary): forward q ⊕ Δ live, stay live;
+ *   - else: j ≥ |R| or hash(normalize(q)) ≠ records[j].requestHash ⇒ `diverged` (first
+ *     divergence; the session stays stopped); otherwise return records[j].response, check the
+ *     materialized node content hashes, j ← j + 1.
+ * Concurrency: order across turns is total; tool records sharing `meta.parallelGroup` (parallel
+ * tool calls named by one assistant message) are matched as a set by hash, in any arrival order;
+ * nothing else may arrive while such a group is open.
+ * Replay of a replay: a record carrying `meta.guidance` (a former target) is matched against
+ * q ⊕ meta.guidance, so the earlier intervention is re-applied, not reported as a divergence.
+ */
+export class ReplaySession extends LiveRecorder implements BoundarySession {
+  readonly mode = "replay" as const;
+  readonly target: TargetResolution | null;
+  private readonly source: ReplayBundle;
+  private readonly normalization: string;
+  private readonly infos: RecInfo[];
+  private readonly nodeById: Map<string, BundleNode>;
+  private readonly checkNodes: boolean;
+  private j = 0;
+  private groupDone = new Set<number>();
+  private state: "replaying" | "live" | "diverged" | "stopped" = "replaying";
+  private divergence: DivergenceReport | null = null;
+  private matched = 0;
+  private nodeChecks = 0;
+
+  /**
+   * @throws TargetError when the target is unknown or has no LLM boundary at or after it
+   * @throws Error for an unknown `config.replay.normalization`
+   */
+  constructor(private readonly opts: ReplaySessionOptions) {
+    super();
+    const s = opts.source;
+    this.source = s;
+    this.normalization = (s.config.replay?.normalization as string | undefined) ?? DEFAULT_NORMALIZATION;
+    normalizeRequest("llm", {}, this.normalization);
+    this.target = opts.targetNodeId !== undefined ? resolveTarget(s, opts.targetNodeId) : null;
+    this.nodeById = new Map(s.graph.nodes.map((n) => [n.id, n]));
+    this.checkNodes = (s.config.replay as Record<string, unknown> | null | undefined)?.recorder === RECORDER_ID;
+    const companionType: Record<Boundary, NodeType> = { llm: "agent_action", tool: "tool_result" };
+    const dataOut = new Map<string, string[]>();
+    for (const e of s.graph.edges) if (e.kind === "data") (dataOut.get(e.from) ?? dataOut.set(e.from, []).get(e.from)!).push(e.to);
+    const n = s.records.length;
+    this.infos = s.records.map((rec) => {
+      const comp = (dataOut.get(rec.nodeId) ?? []).map((id) => this.nodeById.get(id)).find((x) => x?.type === companionType[rec.boundary]) ?? null;
+      const g = typeof rec.meta?.guidance === "string" ? (rec.meta.guidance as string) : null;
+      return { rec, groupEnd: rec.seq, companion: comp, guidance: g };
+    });
+    for (let i = 0; i < n; i++) {
+      const grp = s.records[i].meta?.parallelGroup;
+      if (s.records[i].boundary !== "tool" || typeof grp !== "string") continue;
+      let e = i;
+      while (e + 1 < n && s.records[e + 1].boundary === "tool" && s.records[e + 1].meta?.parallelGroup === grp) e++;
+      for (let k = i; k <= e; k++) this.infos[k].groupEnd = e;
+      i = e;
+    }
+    // The live suffix: new node ids continue after the source's, and the target's dependencies on
+    // prefix nodes are the source's edges into the target node.
+    const startIndex: Partial<Record<NodeType, number>> = {};
+    for (const node of s.graph.nodes) {
+      const m = /_(\d+)$/.exec(node.id);
+      if (m) startIndex[node.type] = Math.max(startIndex[node.type] ?? 0, Number(m[1]) + 1);
+    }
+    let firstLlmDeps: { from: string; kind: "data" | "control" }[] | undefined;
+    let lastAction: string | null = null;
+    if (this.target) {
+      const tpos = s.order.indexOf(this.target.boundaryNodeId);
+      const prefix = new Set(s.order.slice(0, tpos));
+      firstLlmDeps = s.graph.edges.filter((e) => e.to === this.target!.boundaryNodeId && prefix.has(e.from)).map((e) => ({ from: e.from, kind: e.kind }));
+      for (let i = tpos - 1; i >= 0; i--) {
+        if (this.nodeById.get(s.order[i])?.type === "agent_action") {
+          lastAction = s.order[i];
+          break;
+        }
+      }
+    }
+    this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction });
+  }
+
+  /** Records served so far (matched and verified). */
+  get verified(): number {
+    return this.matched;
+  }
+
+  /** Materialized prefix nodes whose content hash was checked against the source. */
+  get checkedNodes(): number {
+    return this.nodeChecks;
+  }
+
+  /** Whether node content hashes are checked (only for bundles recorded by this proxy). */
+  get checksNodeHashes(): boolean {
+    return this.checkNodes;
+  }
+
+  /** Current state: replaying the prefix, live after the target, or stopped. */
+  get status(): "replaying" | "live" | "diverged" | "stopped" {
+    return this.state;
+  }
+
+  /** The first divergence, once one happened. */
+  get report(): DivergenceReport | null {
+    return this.divergence;
+  }
+
+  /** Algorithm 2, one boundary request. See the class doc. */
+  begin(call: BoundaryCall): Step {
+    if (this.state === "diverged") return { kind: "diverged", report: this.divergence! };
+    if (this.state === "stopped") return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target! };
+    if (this.state === "live") {
+      const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+      const { ticket, nodeId } = this.startLive(call, normalized);
+      return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
+    }
+    const R = this.source.records;
+    const j = this.j;
+    // The target boundary (only when no parallel group is open, which it cannot be: the target is an llm record).
+    if (this.target && j === this.target.seq && this.groupDone.size === 0 && call.boundary === "llm") {
+      if (this.opts.stopAtTarget) {
+        this.state = "stopped";
+        return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target };
+      }
+      const g = this.opts.guidance;
+      let forward = call.request;
+      if (g) {
+        try {
+          forward = appendGuidance(call.request, g);
+        } catch (e) {
+          return this.diverge(j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+        }
+      }
+      const normalized = normalizeRequest("llm", forward, this.normalization);
+      this.state = "live";
+      const { ticket, nodeId } = this.startLive(call, normalized, g ? { guidance: g } : {});
+      return { kind: "live", ticket, forward, isTarget: true, nodeId };
+    }
+    if (j >= R.length) {
+      return this.diverge(j, call, this.hashOf(call, null), "recording-exhausted");
+    }
+    const info = this.infos[j];
+    // A parallel group: match any not-yet-served member by hash.
+    if (info.groupEnd > j) {
+      const h = this.hashOf(call, null);
+      let hit = -1;
+      if (call.boundary === "tool") {
+        for (let k = j; k <= info.groupEnd; k++) {
+          if (!this.groupDone.has(k) && R[k].requestHash === h) {
+            hit = k;
+            break;
+          }
+        }
+      }
+      if (hit < 0) {
+        let exp = j;
+        while (this.groupDone.has(exp)) exp++;
+        return this.diverge(exp, call, h, call.boundary === "tool" ? "content" : "missing-call");
+      }
+      const step = this.serve(hit, call, h);
+      if (step.kind !== "recorded") return step;
+      this.groupDone.add(hit);
+      if (this.groupDone.size === info.groupEnd - j + 1) {
+        this.groupDone.clear();
+        this.j = info.groupEnd + 1;
+      }
+      return step;
+    }
+    const h = this.hashOf(call, info.guidance);
+    if (call.boundary !== info.rec.boundary || h !== info.rec.requestHash) {
+      return this.diverge(j, call, h, call.boundary !== info.rec.boundary ? "extra-call" : "content");
+    }
+    const step = this.serve(j, call, h);
+    if (step.kind === "recorded") this.j = j + 1;
+    return step;
+  }
+
+  private hashOf(call: BoundaryCall, guidance: string | null): string {
+    let req = call.request;
+    if (guidance !== null) {
+      try {
+        req = appendGuidance(req, guidance);
+      } catch {
+        /* not a chat request: hashed as is, and it will not match */
+      }
+    }
+    return hashRequest(normalizeRequest(call.boundary, req, this.normalization));
+  }
+
+  /** Return records[k].response after checking the materialized nodes (Algorithm 2 line 15). */
+  private serve(k: number, call: BoundaryCall, h: string): Step {
+    const info = this.infos[k];
+    const rec = info.rec;
+    const httpStatus = typeof rec.meta?.httpStatus === "number" ? (rec.meta.httpStatus as number) : 200;
+    if (this.checkNodes) {
+      const outcome: BoundaryOutcome = { response: rec.response, httpStatus };
+      const own = rec.boundary === "llm" ? llmCallContent(rec.request, h, outcome) : toolCallContent(rec.request);
+      const comp = rec.boundary === "llm" ? agentActionContent(rec.response) : toolResultContent(outcome);
+      const checks: [BundleNode | null | undefined, unknown][] = [[this.nodeById.get(rec.nodeId), own]];
+      if (info.companion || comp !== null) checks.push([info.companion, comp]);
+      for (const [node, content] of checks) {
+        const actual = hashContent(content);
+        if (!node || node.contentHash !== actual) {
+          return this.diverge(k, call, h, "node-hash", undefined, { node: node ?? null, content, actual });
+        }
+        this.nodeChecks++;
+      }
+    }
+    if (k === 0 && this.checkNodes && this.source.task.prompt) {
+      const t = this.source.graph.nodes.find((n) => n.id === "task_0000");
+      if (t && t.contentHash !== hashContent(taskNodeContent(this.source.task.prompt))) {
+        return this.diverge(k, call, h, "node-hash", undefined, { node: t, content: taskNodeContent(this.source.task.prompt), actual: hashContent(taskNodeContent(this.source.task.prompt)) });
+      }
+    }
+    this.matched++;
+    return { kind: "recorded", seq: rec.seq, nodeId: rec.nodeId, response: rec.response, httpStatus };
+  }
+
+  private summary(k: number): RecordSummary | null {
+    const r = this.source.records[k];
+    if (!r) return null;
+    const q = r.request as Record<string, unknown> | null;
+    const what = r.boundary === "tool" ? (typeof q?.tool === "string" ? q.tool : null) : typeof q?.model === "string" ? q.model : null;
+    return { seq: r.seq, nodeId: r.nodeId, boundary: r.boundary, requestHash: r.requestHash, what };
+  }
+
+  private diverge(
+    j: number,
+    call: BoundaryCall,
+    actualHash: string,
+    reason: DivergenceReason,
+    why?: string,
+    node?: { node: BundleNode | null; content: unknown; actual: string },
+  ): Step {
+    const R = this.source.records;
+    const rec = R[j] ?? null;
+    let r = reason;
+    // Diagnosis only (never used to serve): the MAS skipped recorded calls when its request equals a later record.
+    if ((r === "content" || r === "extra-call") && R.slice(j + 1, j + 9).some((x) => x.requestHash === actualHash)) r = "missing-call";
+    const actualReq = normalizeRequest(call.boundary, call.request, this.normalization);
+    let diff: PointerDiff[] = [];
+    let message: string;
+    const where = rec ? `seq ${j} (${rec.nodeId}, ${rec.boundary})` : `seq ${j}`;
+    if (r === "node-hash" && node) {
+      diff = pointerDiff(node.node?.content ?? null, node.content);
+      message = `${where}: the materialized node ${node.node?.id ?? "(missing companion node)"} has content hash ${node.actual}, the source has ${node.node?.contentHash ?? "none"}: ${describeDiff(diff)}`;
+    } else if (r === "recording-exhausted") {
+      message = `${where}: the recording is exhausted (${R.length} records) but the MAS made another ${call.boundary} request`;
+    } else {
+      diff = rec ? pointerDiff(rec.request, actualReq) : [];
+      const later = R.slice(j + 1, j + 9).find((x) => x.requestHash === actualHash);
+      if (r === "missing-call" && later) {
+        message = `${where}: missing call: the MAS skipped the recorded ${rec?.boundary} request; its request equals seq ${later.seq} (${later.nodeId})`;
+      } else if (r === "missing-call") {
+        message = `${where}: missing call: the recording expects this ${rec?.boundary} request but the MAS ${call.boundary === "llm" ? "made an LLM request instead" : "made a different request"}: ${describeDiff(diff)}`;
+      } else if (r === "extra-call") {
+        message = `${where}: extra call: the recording expects a ${rec?.boundary} request here but the MAS made a ${call.boundary} request: ${describeDiff(diff)}`;
+      } else {
+        message = `${where}: the ${call.boundary} request differs from the recording: ${why ?? describeDiff(diff)}`;
+      }
+    }
+    this.divergence = {
+      ok: false,
+      status: "diverged",
+      seq: j,
+      nodeId: rec?.nodeId ?? null,
+      reason: r,
+      message,
+      expected: rec ? { boundary: rec.boundary, requestHash: rec.requestHash, ...(node ? { nodeHash: node.node?.contentHash } : {}) } : null,
+      actual: { boundary: call.boundary, requestHash: actualHash, ...(node ? { nodeHash: node.actual } : {}) },
+      expectedHash: node ? (node.node?.contentHash ?? null) : (rec?.requestHash ?? null),
+      actualHash: node ? node.actual : actualHash,
+      diff,
+      neighbours: { previous: this.summary(j - 1), next: this.summary(j + 1) },
+      verified: this.matched,
+    };
+    this.state = "diverged";
+    return { kind: "diverged", report: this.divergence };
+  }
+
+  /**
+   * The MAS ended. A replay that has not reached its target (or, without a target, has records
+   * left) fails closed with a `missing-call` divergence at the next expected seq.
+   * @returns the divergence report, or null when the run is complete
+   */
+  end(): DivergenceReport | null {
+    if (this.state === "diverged") return this.divergence;
+    if (this.state !== "replaying") return null;
+    const R = this.source.records;
+    if (!this.target && this.j >= R.length && this.groupDone.size === 0) return null;
+    let j = this.j;
+    while (this.groupDone.has(j)) j++;
+    const rec = R[j];
+    const message = `seq ${j}${rec ? ` (${rec.nodeId}, ${rec.boundary})` : ""}: missing call: the MAS ended but the recording expects another ${rec?.boundary ?? "boundary"} request${this.target ? ` before the target ${this.target.boundaryNodeId} (seq ${this.target.seq})` : ""}`;
+    this.divergence = {
+      ok: false,
+      status: "diverged",
+      seq: j,
+      nodeId: rec?.nodeId ?? null,
+      reason: "missing-call",
+      message,
+      expected: rec ? { boundary: rec.boundary, requestHash: rec.requestHash } : null,
+      actual: { boundary: rec?.boundary ?? "llm", requestHash: "" },
+      expectedHash: rec?.requestHash ?? null,
+      actualHash: "",
+      diff: [],
+      neighbours: { previous: this.summary(j - 1), next: this.summary(j + 1) },
+      verified: this.matched,
+    };
+    this.state = "diverged";
+    return this.divergence;
+  }
+
+  /**
+   * The output bundle (spec §Replay step 3): prefix nodes (source nodes before the target's
+   * boundary node in O), their edges and records kept with ids and hashes; the live suffix as
+   * new nodes; `parent = { bundleId, targetNodeId, guidance, mode: "selective", boundaryNodeId,
+   * boundarySeq }`.
+   * @param end.id the new bundle id; end.final the run's final value; end.runner the command used
+   * @throws Error when the session has no target, diverged, or never went live
+   * @throws BundleValidationError if the result violates spec §Validation (a bug)
+   */
+  toBundle(end: { id: string; final?: unknown; runner?: { command: string[]; env?: Record<string, string> } }): ReplayBundle {
+    if (!this.target) throw new Error("toBundle needs a target (selective replay)");
+    if (this.state !== "live") throw new Error(`no replay bundle: the session is ${this.state}, not live`);
+    this.builder.finish(end.final);
+    const s = this.source;
+    const tpos = s.order.indexOf(this.target.boundaryNodeId);
+    const prefixOrder = s.order.slice(0, tpos);
+    const prefix = new Set(prefixOrder);
+    const prefixNodes = prefixOrder.map((id) => this.nodeById.get(id)!);
+    const prefixEdges: BundleEdge[] = s.graph.edges.filter((e) => prefix.has(e.from) && prefix.has(e.to));
+    const prefixRecords = s.records.slice(0, this.target.seq).map((r) => ({ ...r }));
+    const config = {
+      ...s.config,
+      ...(end.runner ? { runner: end.runner } : {}),
+      replay: { ...(s.config.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+    };
+    const { id: _id, format: _f, parent: _p, task, initialState, config: _c, graph: _g, order: _o, records: _r, outcome: _out, ...extra } = s;
+    return buildBundle({
+      id: end.id,
+      parent: {
+        bundleId: s.id,
+        targetNodeId: this.target.requestedNodeId,
+        guidance: this.opts.guidance ?? "",
+        mode: "selective",
+        boundaryNodeId: this.target.boundaryNodeId,
+        boundarySeq: this.target.seq,
+      },
+      task,
+      initialState,
+      config,
+      nodes: [...prefixNodes, ...this.builder.nodes],
+      edges: [...prefixEdges, ...this.builder.edges],
+      order: [...prefixOrder, ...this.builder.nodes.map((n) => n.id as string)],
+      records: [...prefixRecords, ...this.builder.records],
+      extra,
+    });
+  }
+}

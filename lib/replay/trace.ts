@@ -1,0 +1,282 @@
+/**
+ * Trace Construction (seeds/000 §3.1, Algorithm 1): turns boundary events, in the order they
+ * cross the proxy, into graph nodes, dependency edges, the observed order and boundary records.
+ * Used by snapshot (record) mode for the whole run and by selective replay for the live suffix.
+ *
+ * Nodes per event (ids `<type>_<nnnn>`, 4 digits, counted per type):
+ *   LLM request  -> llm_call (record node)      -> agent_action (the assistant message it produced)
+ *   tool request -> tool_call (record node)     -> tool_result (the observation)
+ *   run end      -> final_result (`{ final }` from the command's stdout JSON, if any)
+ *   task prompt  -> task_0000 (message, agent "User"), when a task is given
+ * Edges:
+ *   data    task -> first llm_call; previous agent_action -> llm_call (conversation history);
+ *           every tool_result not yet consumed -> the next llm_call (it consumes the observation);
+ *           llm_call -> its agent_action; llm_call whose tool_calls named a tool -> that tool_call;
+ *           tool_call -> tool_result; last agent_action / unconsumed tool_results -> final_result
+ *   control agent_action -> each tool_call it named (order of action then call); the last
+ *           agent_action (or task) -> a tool_call no assistant message named
+ * Every edge goes from an earlier node to a later one, so `order` (append order) is a linear
+ * extension of G (spec §Validation 3).
+ */
+import { canonicalJson, hashContent, type BundleEdge, type NodeType, type RecordDraft, type NodeDraft } from "../bundle";
+import { assistantOf, namedToolCalls, type AssistantMessage } from "./openai";
+
+/** Identifies the recorder's node conventions in `config.replay.recorder`; replay checks node hashes only for these bundles. */
+export const RECORDER_ID = "symtrace-proxy/v1";
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
+
+/** How a live boundary ended, as the proxy saw it. */
+export interface BoundaryOutcome {
+  /** The body the MAS received (parsed JSON, or `{ stream: true, events }` for a stream). */
+  response: unknown;
+  /** HTTP status returned to the MAS (default 200). */
+  httpStatus?: number;
+  latencyMs?: number;
+  /** Set when the boundary failed (upstream unreachable, non-2xx). */
+  error?: { type: string; message: string } | null;
+}
+
+/** `content` of an llm_call node: what the request was and how the call ended (never the full prompt). */
+export function llmCallContent(request: unknown, requestHash: string, outcome: BoundaryOutcome): unknown {
+  const r = isRec(request) ? request : {};
+  const a = assistantOf(outcome.response);
+  const httpStatus = outcome.httpStatus ?? 200;
+  return {
+    model: typeof r.model === "string" ? r.model : null,
+    messageCount: Array.isArray(r.messages) ? r.messages.length : 0,
+    stream: r.stream === true,
+    requestHash,
+    finishReason: a?.finishReason ?? null,
+    ...(httpStatus !== 200 ? { httpStatus } : {}),
+  };
+}
+
+/** `content` of the agent_action node of an LLM response: the assistant message, or null if none. */
+export function agentActionContent(response: unknown): AssistantMessage | null {
+  return assistantOf(response)?.message ?? null;
+}
+
+/** `content` of a tool_call node: the normalized tool request `{ tool, arguments }` (= the record request). */
+export function toolCallContent(request: unknown): unknown {
+  return request;
+}
+
+/** `content` of a tool_result node: the observation as the MAS received it. */
+export function toolResultContent(outcome: BoundaryOutcome): unknown {
+  return outcome.response ?? null;
+}
+
+function short(s: string, n = 80): string {
+  const one = s.replace(/\s+/g, " ").trim();
+  return one.length > n ? one.slice(0, n - 1) + "…" : one;
+}
+
+interface PendingToolCall {
+  llmNodeId: string;
+  actionNodeId: string;
+  name: string;
+  argsCanon: string;
+  used: boolean;
+  group: string | null;
+}
+
+/** Options of a TraceBuilder. */
+export interface TraceBuilderOptions {
+  /** First index per node type (replay: continue after the source's ids so live nodes are new). */
+  startIndex?: Partial<Record<NodeType, number>>;
+  /** Dependencies of the first llm_call (replay: the source's edges into the target, re-pointed). */
+  firstLlmDeps?: { from: string; kind: "data" | "control" }[];
+  /** Node to depend on before any agent_action exists (replay: the last prefix agent_action). */
+  lastAction?: string | null;
+  /** Agent name put on every node (optional). */
+  agent?: string;
+}
+
+/** A boundary event begun but not completed yet. */
+export interface OpenEvent {
+  boundary: "llm" | "tool";
+  nodeId: string;
+  /** Index of the record in `records`. */
+  recordIndex: number;
+}
+
+/**
+ * Incremental builder of nodes, edges, order and records (no hashes: `buildBundle` adds them).
+ * Not thread-safe by design: the proxy calls it from one event loop.
+ */
+export class TraceBuilder {
+  readonly nodes: NodeDraft[] = [];
+  readonly edges: BundleEdge[] = [];
+  readonly records: RecordDraft[] = [];
+  private readonly index: Partial<Record<NodeType, number>>;
+  private lastAction: string | null;
+  private unconsumed: string[] = [];
+  private pending: PendingToolCall[] = [];
+  private firstLlmDeps: TraceBuilderOptions["firstLlmDeps"];
+  private taskNode: string | null = null;
+  private llmCount = 0;
+  private readonly byId = new Map<string, NodeDraft>();
+
+  constructor(private readonly opts: TraceBuilderOptions = {}) {
+    this.index = { ...(opts.startIndex ?? {}) };
+    this.lastAction = opts.lastAction ?? null;
+    this.firstLlmDeps = opts.firstLlmDeps;
+  }
+
+  private nextId(type: NodeType, base = type as string): string {
+    const i = this.index[type] ?? 0;
+    this.index[type] = i + 1;
+    return `${base}_${String(i).padStart(4, "0")}`;
+  }
+
+  private add(n: NodeDraft): NodeDraft {
+    if (this.opts.agent && n.agent === undefined) n.agent = this.opts.agent;
+    this.nodes.push(n);
+    this.byId.set(n.id as string, n);
+    return n;
+  }
+
+  private edge(from: string, to: string, kind: "data" | "control"): void {
+    if (!this.edges.some((e) => e.from === from && e.to === to)) this.edges.push({ from, to, kind });
+  }
+
+  /** The task node (`task_0000`, type message, agent "User", content `{ role: "user", text }`). */
+  addTask(prompt: string): string {
+    const id = this.nextId("message", "task");
+    this.add({ id, type: "message", agent: "User", label: "task", content: taskNodeContent(prompt) });
+    this.taskNode = id;
+    return id;
+  }
+
+  /**
+   * An LLM request crossed the boundary: adds the llm_call node, its dependencies and a record
+   * (response filled by `completeLlm`).
+   * @param request the normalized request as stored (guidance already appended at a target)
+   * @param meta record meta (e.g. `{ guidance }`)
+   */
+  beginLlm(request: unknown, meta: Rec = {}): OpenEvent {
+    const id = this.nextId("llm_call");
+    const r = isRec(request) ? request : {};
+    this.add({ id, type: "llm_call", label: typeof r.model === "string" ? `${r.model} call` : "LLM call", content: null });
+    if (this.llmCount === 0 && this.firstLlmDeps) {
+      for (const d of this.firstLlmDeps) this.edge(d.from, id, d.kind);
+    } else {
+      for (const t of this.unconsumed) this.edge(t, id, "data");
+      if (this.lastAction) this.edge(this.lastAction, id, "data");
+      else if (this.taskNode) this.edge(this.taskNode, id, "data");
+    }
+    this.unconsumed = [];
+    this.llmCount++;
+    this.records.push({ nodeId: id, boundary: "llm", request, response: null, meta });
+    return { boundary: "llm", nodeId: id, recordIndex: this.records.length - 1 };
+  }
+
+  /** The LLM response arrived: fills the llm_call content and the record, adds the agent_action. */
+  completeLlm(ev: OpenEvent, requestHash: string, outcome: BoundaryOutcome): void {
+    const rec = this.records[ev.recordIndex];
+    rec.response = outcome.response;
+    rec.meta = { ...(rec.meta ?? {}), ...outcomeMeta(outcome) };
+    const node = this.byId.get(ev.nodeId)!;
+    node.content = llmCallContent(rec.request, requestHash, outcome);
+    if (outcome.error) {
+      node.status = "error";
+      node.error = outcome.error;
+    } else node.status = "success";
+    const message = agentActionContent(outcome.response);
+    if (!message) return;
+    const aid = this.nextId("agent_action");
+    const calls = namedToolCalls(message);
+    const label = message.content ? short(message.content) : calls.length ? `calls ${calls.map((c) => c.name).join(", ")}` : "(empty message)";
+    this.add({ id: aid, type: "agent_action", label, content: message });
+    this.edge(ev.nodeId, aid, "data");
+    this.lastAction = aid;
+    const group = calls.length > 1 ? ev.nodeId : null;
+    for (const c of calls) {
+      this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, argsCanon: safeCanon(c.args), used: false, group });
+    }
+  }
+
+  /**
+   * A tool request crossed the gateway: adds the tool_call node and its record. When an earlier
+   * assistant message named this call (same tool name and arguments), the edges come from its
+   * llm_call (data) and agent_action (control); calls named together by one message share
+   * `meta.parallelGroup` (the llm_call id), which replay uses to match them as a set.
+   * @param request normalized `{ tool, arguments }`
+   */
+  beginTool(request: unknown): OpenEvent {
+    const r = isRec(request) ? request : {};
+    const name = typeof r.tool === "string" ? r.tool : "tool";
+    const id = this.nextId("tool_call");
+    this.add({ id, type: "tool_call", label: short(`${name} ${safeCanon(r.arguments ?? null)}`), content: toolCallContent(request) });
+    const canon = safeCanon(r.arguments ?? null);
+    const p = this.pending.find((x) => !x.used && x.name === name && x.argsCanon === canon) ?? this.pending.find((x) => !x.used && x.name === name);
+    const meta: Rec = {};
+    if (p) {
+      p.used = true;
+      this.edge(p.llmNodeId, id, "data");
+      this.edge(p.actionNodeId, id, "control");
+      if (p.group) meta.parallelGroup = p.group;
+    } else if (this.lastAction ?? this.taskNode) {
+      this.edge((this.lastAction ?? this.taskNode)!, id, "control");
+    }
+    this.records.push({ nodeId: id, boundary: "tool", request, response: null, meta });
+    return { boundary: "tool", nodeId: id, recordIndex: this.records.length - 1 };
+  }
+
+  /** The observation arrived: fills the record and adds the tool_result node. */
+  completeTool(ev: OpenEvent, outcome: BoundaryOutcome): string {
+    const rec = this.records[ev.recordIndex];
+    rec.response = outcome.response;
+    rec.meta = { ...(rec.meta ?? {}), ...outcomeMeta(outcome) };
+    const id = this.nextId("tool_result");
+    const failed = !!outcome.error || (outcome.httpStatus ?? 200) >= 400;
+    this.add({
+      id,
+      type: "tool_result",
+      label: failed ? `error ${outcome.httpStatus ?? ""}`.trim() : "success",
+      content: toolResultContent(outcome),
+      status: failed ? "error" : "success",
+      ...(failed ? { error: outcome.error ?? { type: `http_${outcome.httpStatus}`, message: `tool returned HTTP ${outcome.httpStatus}` } } : {}),
+    });
+    this.edge(ev.nodeId, id, "data");
+    this.unconsumed.push(id);
+    return id;
+  }
+
+  /** The run ended: adds `final_result` (content `{ final }`, null when the command printed none). */
+  finish(final: unknown): string | null {
+    if (this.nodes.length === 0 && !this.lastAction) return null;
+    const id = this.nextId("final_result", "final_result");
+    this.add({ id, type: "final_result", label: final === undefined || final === null ? "no final result" : short(typeof final === "string" ? final : safeCanon(final)), content: { final: final ?? null } });
+    if (this.lastAction) this.edge(this.lastAction, id, "data");
+    for (const t of this.unconsumed) this.edge(t, id, "data");
+    this.unconsumed = [];
+    return id;
+  }
+}
+
+/** Content of the task node. */
+export function taskNodeContent(prompt: string): unknown {
+  return { role: "user", text: prompt };
+}
+
+function outcomeMeta(o: BoundaryOutcome): Rec {
+  const m: Rec = {};
+  if (o.httpStatus !== undefined && o.httpStatus !== 200) m.httpStatus = o.httpStatus;
+  if (o.latencyMs !== undefined) m.latencyMs = Math.round(o.latencyMs);
+  if (o.error) m.error = o.error;
+  return m;
+}
+
+function safeCanon(v: unknown): string {
+  try {
+    return canonicalJson(v);
+  } catch {
+    return String(v);
+  }
+}
+
+/** Content hash of a derived node content (re-exported for the session's node checks). */
+export const nodeHash = hashContent;

@@ -1,0 +1,317 @@
+/**
+ * The OpenAI-compatible proxy and the tool gateway (Node http; seeds/000 §3 Boundary Logging and
+ * Result Injection). Both hand every boundary request to a lib/replay session and do what its
+ * `Step` says: forward live (and record), return a recorded response, or refuse (divergence /
+ * prefix verified).
+ *
+ *   LLM proxy   GET  /v1/models                   recorded list (replay), upstream (record), or config.model
+ *               POST /v1/chat/completions         boundary "llm"; `stream: true` = server-sent events
+ *   tool gateway POST /<toolName>  (JSON args)     boundary "tool", request `{ tool, arguments }`
+ *
+ * Streaming: upstream SSE is parsed with eventsource-parser; every event is written to the MAS as
+ * soon as it arrives and stored in order (`{ stream: true, events: [{ data, event?, id? }] }`).
+ * A replayed stream is written event by event (one write per event, yielding to the event loop
+ * between events), never re-chunked or buffered into one write.
+ *
+ * Refusals use HTTP 400 (which OpenAI SDKs do not retry) with
+ * `{ error: { type: "symtrace_divergence" | "symtrace_prefix_verified", message } }`.
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { performance } from "node:perf_hooks";
+import { createParser } from "eventsource-parser";
+import { formatSseEvent, isStreamedResponse, type BoundarySession, type DivergenceReport, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
+
+/** Why a session stopped the run (the CLI then stops the MAS). */
+export type ProxyStop =
+  | { kind: "diverged"; report: DivergenceReport }
+  | { kind: "prefix-verified"; verified: number; target: TargetResolution };
+
+/** Options of `startBoundaryProxy`. */
+export interface BoundaryProxyOptions {
+  /** The record or replay session every boundary request goes through. */
+  session: BoundarySession;
+  /** Live LLM endpoint, an OpenAI base URL ending in `/v1` (requests go to `<upstream>/chat/completions`). */
+  upstream?: string;
+  /** Live tool server base URL (requests go to `<toolUpstream>/<toolName>`). */
+  toolUpstream?: string;
+  /** `/v1/models` body to serve (replay: the recorded one). */
+  models?: unknown;
+  /** Model id listed by `/v1/models` when there is neither `models` nor an upstream. */
+  defaultModel?: string;
+  /** Called once, when the session stops the run. */
+  onStop?: (stop: ProxyStop) => void;
+  /** Upstream request timeout in ms (default 600000). */
+  timeoutMs?: number;
+}
+
+/** A running proxy + gateway pair. */
+export interface BoundaryProxy {
+  /** OpenAI base URL for the MAS (`http://127.0.0.1:<port>/v1`): OPENAI_BASE_URL. */
+  llmUrl: string;
+  /** Tool gateway base URL (`http://127.0.0.1:<port>`): SYMTRACE_TOOL_URL. */
+  toolUrl: string;
+  /** The `/v1/models` body last fetched from the upstream (record mode), to store in the bundle. */
+  readonly modelsSeen: unknown;
+  /** Boundary requests still in flight. */
+  readonly inFlight: number;
+  /** Resolves when no boundary request is in flight. */
+  idle(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function readBody(req: http.IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    req.on("error", reject);
+  });
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body ?? null);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function apiError(res: http.ServerResponse, status: number, type: string, message: string): void {
+  sendJson(res, status, { error: { message, type, param: null, code: type } });
+}
+
+const tick = () => new Promise<void>((r) => setImmediate(r));
+
+/** Write a stored stream event by event (one write per event). */
+async function writeStream(res: http.ServerResponse, events: SseEvent[], httpStatus: number): Promise<void> {
+  res.writeHead(httpStatus, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.flushHeaders();
+  for (const e of events) {
+    if (res.destroyed) return;
+    if (!res.write(formatSseEvent(e))) await new Promise<void>((r) => res.once("drain", () => r()));
+    await tick();
+  }
+  res.end();
+}
+
+async function listen(server: http.Server): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+const trimSlash = (u: string) => u.replace(/\/+$/, "");
+
+/**
+ * Start the LLM proxy and the tool gateway on free ports of 127.0.0.1.
+ * @returns their URLs, `idle()` and `close()`
+ * @throws Error when a port cannot be bound
+ */
+export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<BoundaryProxy> {
+  const { session } = opts;
+  let stopped = false;
+  let modelsSeen: unknown = undefined;
+  let inFlight = 0;
+  let waiters: (() => void)[] = [];
+  const timeoutMs = opts.timeoutMs ?? 600_000;
+
+  const enter = () => inFlight++;
+  const leave = () => {
+    inFlight--;
+    if (inFlight === 0) {
+      const w = waiters;
+      waiters = [];
+      for (const f of w) f();
+    }
+  };
+
+  /** Refuse a request the session stopped on; notify once. */
+  const refuse = (res: http.ServerResponse, step: Extract<Step, { kind: "diverged" | "stopped" }>) => {
+    if (step.kind === "diverged") apiError(res, 400, "symtrace_divergence", `symtrace replay stopped at the first divergence: ${step.report.message}`);
+    else apiError(res, 400, "symtrace_prefix_verified", `symtrace replay verified the prefix (${step.verified} records) and stopped at the target ${step.target.boundaryNodeId} (no live upstream)`);
+    if (!stopped) {
+      stopped = true;
+      opts.onStop?.(step.kind === "diverged" ? { kind: "diverged", report: step.report } : { kind: "prefix-verified", verified: step.verified, target: step.target });
+    }
+  };
+
+  const serveRecorded = async (res: http.ServerResponse, step: Extract<Step, { kind: "recorded" }>) => {
+    if (isStreamedResponse(step.response)) await writeStream(res, step.response.events, step.httpStatus);
+    else sendJson(res, step.httpStatus, step.response);
+  };
+
+  async function liveLlm(req: http.IncomingMessage, res: http.ServerResponse, step: Extract<Step, { kind: "live" }>) {
+    const t0 = performance.now();
+    if (!opts.upstream) {
+      const message = "no live LLM upstream configured (--upstream)";
+      session.complete(step.ticket, { response: { error: { message, type: "symtrace_no_upstream" } }, httpStatus: 502, error: { type: "NoUpstream", message } });
+      return apiError(res, 502, "symtrace_no_upstream", message);
+    }
+    const headers: Record<string, string> = { "content-type": "application/json", accept: String(req.headers.accept ?? "application/json") };
+    if (req.headers.authorization) headers.authorization = String(req.headers.authorization);
+    let up: Response;
+    try {
+      up = await fetch(`${trimSlash(opts.upstream)}/chat/completions`, { method: "POST", headers, body: JSON.stringify(step.forward), signal: AbortSignal.timeout(timeoutMs) });
+    } catch (e) {
+      const message = `upstream unreachable: ${(e as Error).message}`;
+      session.complete(step.ticket, { response: { error: { message, type: "symtrace_upstream_error" } }, httpStatus: 502, latencyMs: performance.now() - t0, error: { type: "UpstreamUnreachable", message } });
+      return apiError(res, 502, "symtrace_upstream_error", message);
+    }
+    const ctype = up.headers.get("content-type") ?? "";
+    if (ctype.includes("text/event-stream") && up.body) {
+      const events: SseEvent[] = [];
+      res.writeHead(up.status, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+      res.flushHeaders();
+      const parser = createParser({
+        onEvent: (ev) => {
+          const e: SseEvent = { data: ev.data };
+          if (ev.event !== undefined) e.event = ev.event;
+          if (ev.id !== undefined) e.id = ev.id;
+          events.push(e);
+          res.write(formatSseEvent(e));
+        },
+      });
+      const decoder = new TextDecoder();
+      let error: { type: string; message: string } | null = null;
+      try {
+        for await (const chunk of up.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+        parser.feed(decoder.decode());
+      } catch (e) {
+        error = { type: "StreamError", message: (e as Error).message };
+      }
+      session.complete(step.ticket, { response: { stream: true, events }, httpStatus: up.status, latencyMs: performance.now() - t0, error });
+      res.end();
+      return;
+    }
+    const text = await up.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = { raw: text };
+    }
+    const error = up.status >= 400 ? { type: `http_${up.status}`, message: text.slice(0, 500) } : null;
+    session.complete(step.ticket, { response: body, httpStatus: up.status, latencyMs: performance.now() - t0, error });
+    if (typeof body === "object" && body !== null && "raw" in body) {
+      res.writeHead(up.status, { "content-type": ctype || "text/plain" });
+      res.end(text);
+    } else sendJson(res, up.status, body);
+  }
+
+  async function liveTool(res: http.ServerResponse, tool: string, step: Extract<Step, { kind: "live" }>) {
+    const t0 = performance.now();
+    const args = (step.forward as { arguments?: unknown }).arguments ?? {};
+    if (!opts.toolUpstream) {
+      const message = `no live tool upstream configured (--tool-upstream) for tool "${tool}"`;
+      const body = { status: "failed", error: { type: "NoToolUpstream", message } };
+      session.complete(step.ticket, { response: body, httpStatus: 502, error: body.error });
+      return sendJson(res, 502, body);
+    }
+    try {
+      const up = await fetch(`${trimSlash(opts.toolUpstream)}/${encodeURIComponent(tool)}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(args),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await up.text();
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        body = { raw: text };
+      }
+      session.complete(step.ticket, { response: body, httpStatus: up.status, latencyMs: performance.now() - t0, error: up.status >= 400 ? { type: `http_${up.status}`, message: text.slice(0, 500) } : null });
+      sendJson(res, up.status, body);
+    } catch (e) {
+      const body = { status: "failed", error: { type: "ToolUnreachable", message: `tool upstream unreachable: ${(e as Error).message}` } };
+      session.complete(step.ticket, { response: body, httpStatus: 502, latencyMs: performance.now() - t0, error: body.error });
+      sendJson(res, 502, body);
+    }
+  }
+
+  const llmServer = http.createServer((req, res) => {
+    enter();
+    void (async () => {
+      const p = (req.url ?? "/").split("?")[0].replace(/\/+$/, "");
+      if (req.method === "GET" && (p === "/v1/models" || p === "/models")) {
+        if (opts.models !== undefined) return sendJson(res, 200, opts.models);
+        if (opts.upstream && session.mode === "record") {
+          try {
+            const up = await fetch(`${trimSlash(opts.upstream)}/models`, { headers: req.headers.authorization ? { authorization: String(req.headers.authorization) } : {} });
+            const body = await up.json();
+            if (up.ok) modelsSeen = body;
+            return sendJson(res, up.status, body);
+          } catch (e) {
+            return apiError(res, 502, "symtrace_upstream_error", `upstream unreachable: ${(e as Error).message}`);
+          }
+        }
+        return sendJson(res, 200, { object: "list", data: [{ id: opts.defaultModel ?? "symtrace-replay", object: "model", created: 0, owned_by: "symtrace" }] });
+      }
+      if (p !== "/v1/chat/completions" && p !== "/chat/completions") return apiError(res, 404, "not_found", `unknown route ${req.method} ${p}`);
+      if (req.method !== "POST") return apiError(res, 405, "method_not_allowed", "use POST");
+      let body: unknown;
+      try {
+        body = JSON.parse(await readBody(req));
+      } catch {
+        return apiError(res, 400, "invalid_request_error", "request body is not valid JSON");
+      }
+      const step = session.begin({ boundary: "llm", request: body });
+      if (step.kind === "recorded") return serveRecorded(res, step);
+      if (step.kind === "live") return liveLlm(req, res, step);
+      return refuse(res, step);
+    })()
+      .catch((e: unknown) => {
+        if (!res.headersSent) apiError(res, 500, "symtrace_proxy_error", (e as Error).message);
+        else res.destroy();
+      })
+      .finally(leave);
+  });
+
+  const toolServer = http.createServer((req, res) => {
+    enter();
+    void (async () => {
+      const p = decodeURIComponent((req.url ?? "/").split("?")[0]).replace(/^\/+|\/+$/g, "");
+      if (req.method !== "POST" || !p || p.includes("/")) return sendJson(res, 404, { status: "failed", error: { type: "UnknownRoute", message: "use POST <gateway>/<toolName> with JSON arguments" } });
+      const text = await readBody(req);
+      let args: unknown;
+      try {
+        args = text.trim() ? JSON.parse(text) : {};
+      } catch {
+        return sendJson(res, 400, { status: "failed", error: { type: "BadArguments", message: "tool arguments are not valid JSON" } });
+      }
+      const step = session.begin({ boundary: "tool", request: { tool: p, arguments: args } });
+      if (step.kind === "recorded") return serveRecorded(res, step);
+      if (step.kind === "live") return liveTool(res, p, step);
+      return refuse(res, step);
+    })()
+      .catch((e: unknown) => {
+        if (!res.headersSent) sendJson(res, 500, { status: "failed", error: { type: "ProxyError", message: (e as Error).message } });
+        else res.destroy();
+      })
+      .finally(leave);
+  });
+
+  const llmPort = await listen(llmServer);
+  const toolPort = await listen(toolServer);
+  return {
+    llmUrl: `http://127.0.0.1:${llmPort}/v1`,
+    toolUrl: `http://127.0.0.1:${toolPort}`,
+    get modelsSeen() {
+      return modelsSeen;
+    },
+    get inFlight() {
+      return inFlight;
+    },
+    idle: () => (inFlight === 0 ? Promise.resolve() : new Promise<void>((r) => waiters.push(r))),
+    close: async () => {
+      const closeOne = (s: http.Server) =>
+        new Promise<void>((r) => {
+          s.close(() => r());
+          s.closeAllConnections();
+        });
+      await Promise.all([closeOne(llmServer), closeOne(toolServer)]);
+    },
+  };
+}
