@@ -9,7 +9,22 @@ const envSchema = z.object({
     .optional(),
   /** Where ../shared (samples, fixtures) lives; defaults to ../shared beside the repo. */
   SYMTRACE_SHARED_DIR: z.string().optional(),
+  /** "Replay from here": the live OpenAI-compatible endpoint (base URL ending in /v1). */
+  SYMTRACE_REPLAY_UPSTREAM: z.string().url("SYMTRACE_REPLAY_UPSTREAM must be a URL ending in /v1").optional(),
+  /** Model for live calls of replays (default: the bundle's own model). */
+  SYMTRACE_REPLAY_MODEL: z.string().optional(),
+  /** The real tool server live tool calls of a replay go to. */
+  SYMTRACE_REPLAY_TOOL_UPSTREAM: z.string().url().optional(),
 });
+
+/** The live endpoint settings of replays (null when not configured: replays verify the prefix only). */
+export function replaySettings(env: Env = readEnv()) {
+  return {
+    upstream: env.SYMTRACE_REPLAY_UPSTREAM ?? null,
+    model: env.SYMTRACE_REPLAY_MODEL ?? null,
+    toolUpstream: env.SYMTRACE_REPLAY_TOOL_UPSTREAM ?? null,
+  };
+}
 
 export type Env = z.infer<typeof envSchema>;
 

@@ -68,3 +68,18 @@ describe("blindness (canSeeOthersWork)", () => {
     expect(formatCategories(["C3", "C1", "C3"])).toBe("C1,C3");
   });
 });
+
+describe("guidanceFromAnnotation (repair signals, Table 1)", () => {
+  test("primary first, each category's repair signal, the node and the rationale", async () => {
+    const { guidanceFromAnnotation, CATEGORY_INFO } = await import("./index");
+    const g = guidanceFromAnnotation({ categories: ["C2", "C3"], primary: "C3", nodeId: "tool_result_0002", nodeType: "tool_result", rationale: "the query returned nothing" }, "tool_result_0002");
+    const lines = g.split("\n");
+    expect(lines[1]).toBe("Observed: the query returned nothing");
+    expect(lines[2]).toBe(`- Unresolved runtime condition (C3) at tool_result_0002 (tool_result): ${CATEGORY_INFO.C3.repair}`);
+    expect(lines[3]).toContain(CATEGORY_INFO.C2.repair);
+  });
+  test("without an annotation: a generic prompt naming the node", async () => {
+    const { guidanceFromAnnotation } = await import("./index");
+    expect(guidanceFromAnnotation(null, "n7")).toMatch(/continuing from n7/);
+  });
+});

@@ -3,3 +3,4 @@ export * from "./protocol";
 export * from "./validate";
 export * from "./relation";
 export * from "./visibility";
+export * from "./guidance";
