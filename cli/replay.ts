@@ -1,7 +1,9 @@
 /**
  * `symtrace record` and `symtrace replay` (seeds/000 §3, Appendix A; spec §Replay): run a native
  * MAS as a child process behind the OpenAI-compatible proxy and the tool gateway (proxy/), with a
- * lib/replay session deciding per boundary request. Thin: parsing, process control, files.
+ * lib/replay session deciding per boundary request. Thin: parsing, files and exit codes; the run
+ * itself is lib/services/replay-exec.ts (`executeReplay`, shared with the app's replay worker;
+ * `record` uses its `runMasProcess` / `masEnv`).
  *
  *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>
  *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]
@@ -17,12 +19,12 @@
  * first-divergence report). A MAS that fails after going live still yields a bundle
  * (`masExitCode` says how it ended).
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } from "../lib/bundle";
-import { RecordSession, ReplaySession, TargetError, type DivergenceReport } from "../lib/replay";
-import { startBoundaryProxy, type ProxyStop } from "../proxy";
+import { RecordSession } from "../lib/replay";
+import { executeReplayWithDetails, masEnv, runMasProcess, type MasRunResult } from "../lib/services/replay-exec";
+import { startBoundaryProxy } from "../proxy";
 
 type Result = { code: number; output: unknown };
 
@@ -62,58 +64,6 @@ function parseArgs(args: string[], flags: string[]): { opts: Record<string, stri
   return { opts, positional, command };
 }
 
-interface RunResult {
-  exitCode: number | null;
-  signal: NodeJS.Signals | null;
-  final: unknown;
-  spawnError: string | null;
-}
-
-/** Last stdout line that is a JSON object with a `final` key. */
-function finalOf(stdout: string): unknown {
-  const lines = stdout.split("\n").map((l) => l.trim()).filter(Boolean);
-  for (let i = lines.length - 1; i >= 0; i--) {
-    try {
-      const v = JSON.parse(lines[i]);
-      if (v && typeof v === "object" && !Array.isArray(v) && "final" in v) return (v as { final: unknown }).final;
-    } catch {
-      /* not JSON */
-    }
-  }
-  return undefined;
-}
-
-/** Run the MAS; `stopper` lets the caller kill it (whole process group). */
-function runMas(command: string[], env: Record<string, string>): { done: Promise<RunResult>; stop: () => void } {
-  let child: ChildProcess;
-  let out = "";
-  const done = new Promise<RunResult>((resolve) => {
-    try {
-      child = spawn(command[0], command.slice(1), { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
-    } catch (e) {
-      resolve({ exitCode: null, signal: null, final: undefined, spawnError: (e as Error).message });
-      return;
-    }
-    child.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
-    child.stderr!.on("data", (c: Buffer) => process.stderr.write(c));
-    child.once("error", (e) => resolve({ exitCode: null, signal: null, final: undefined, spawnError: e.message }));
-    child.once("close", (code, signal) => resolve({ exitCode: code, signal, final: finalOf(out), spawnError: null }));
-  });
-  const stop = () => {
-    if (!child || child.exitCode !== null || child.pid === undefined) return;
-    const kill = (sig: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, sig);
-      } catch {
-        /* already gone */
-      }
-    };
-    kill("SIGTERM");
-    setTimeout(() => kill("SIGKILL"), 2000).unref();
-  };
-  return { done, stop };
-}
-
 function loadBundle(file: string): ReplayBundle {
   let text: string;
   try {
@@ -135,16 +85,6 @@ function loadBundle(file: string): ReplayBundle {
 function writeOut(file: string, b: ReplayBundle): void {
   mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
   writeFileSync(file, serializeBundle(b));
-}
-
-function childEnv(proxyUrl: string, toolUrl: string, task: string, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    ...extra,
-    OPENAI_BASE_URL: proxyUrl,
-    SYMTRACE_TOOL_URL: toolUrl,
-    OPENAI_API_KEY: process.env.OPENAI_API_KEY || "symtrace-local",
-    ...(task ? { SYMTRACE_TASK: task } : {}),
-  };
 }
 
 function checkUrl(v: string | undefined, name: string): void {
@@ -188,9 +128,9 @@ export async function recordCommand(args: string[]): Promise<Result> {
     const script = command.find((a) => /\.(m?[jt]s|py)$/.test(a));
     const session = new RecordSession({ id, task, config: { mas: script ? path.basename(script).replace(/\.[^.]+$/, "") : path.basename(command[0]) } });
     const proxy = await startBoundaryProxy({ session, upstream: opts["--upstream"], toolUpstream: opts["--tool-upstream"] });
-    let run: RunResult;
+    let run: MasRunResult;
     try {
-      run = await runMas(command, childEnv(proxy.llmUrl, proxy.toolUrl, task.prompt)).done;
+      run = await runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, task.prompt)).done;
       await proxy.idle();
     } finally {
       await proxy.close();
@@ -232,58 +172,40 @@ export async function replayCommand(args: string[]): Promise<Result> {
     const source = loadBundle(positional[0]);
     const command = given.length ? given : (source.config.runner?.command ?? []);
     if (command.length === 0) throw new BadInput("no command: give one after -- (the bundle has no config.runner.command)", "--");
-    const upstream = opts["--upstream"];
-    let session: ReplaySession;
-    try {
-      session = new ReplaySession({ source, targetNodeId: target, guidance: opts["--guidance"], stopAtTarget: !upstream });
-    } catch (e) {
-      if (e instanceof TargetError) throw new BadInput(e.message, "--target");
-      throw new BadInput((e as Error).message);
-    }
-    const t = session.target!;
-    const targetOut = { requested: t.requestedNodeId, boundaryNodeId: t.boundaryNodeId, seq: t.seq, exact: t.exact, rule: t.rule };
-    let stop: ProxyStop | null = null;
-    let stopMas = () => {};
-    const replayCfg = source.config.replay as Record<string, unknown> | null | undefined;
-    const proxy = await startBoundaryProxy({
-      session,
-      upstream,
-      toolUpstream: opts["--tool-upstream"],
-      models: replayCfg?.models,
-      defaultModel: source.config.model ?? undefined,
-      onStop: (s) => {
-        stop = s;
-        stopMas();
-      },
+    const { result, details } = await executeReplayWithDetails({
+      source,
+      targetNodeId: target,
+      guidance: opts["--guidance"] ?? "",
+      upstream: opts["--upstream"] ?? null,
+      toolUpstream: opts["--tool-upstream"] ?? null,
+      command,
+      newBundleId: opts["--id"],
+      timeoutMs: Infinity,
     });
-    let run: RunResult;
-    try {
-      const mas = runMas(command, childEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, source.config.runner?.env ?? {}));
-      stopMas = mas.stop;
-      run = await mas.done;
-      await proxy.idle();
-    } finally {
-      await proxy.close();
+    if (result.status === "failed") {
+      if (details.failure === "target") throw new BadInput(result.error, "--target");
+      if (details.failure === "config") throw new BadInput(result.error);
+      if (details.failure === "spawn") return fail(2, result.error, "--");
+      throw new Error(result.error);
     }
-    if (run.spawnError) return fail(2, `cannot start ${command[0]}: ${run.spawnError}`, "--");
-    const stopped = stop as ProxyStop | null;
-    if (stopped?.kind === "prefix-verified") {
+    if (result.status === "cancelled") throw new Error("replay cancelled");
+    const t = details.target!;
+    const targetOut = { requested: t.requestedNodeId, boundaryNodeId: t.boundaryNodeId, seq: t.seq, exact: t.exact, rule: t.rule };
+    if (result.status === "prefix-verified") {
       return {
         code: 0,
         output: {
           ok: true,
           status: "prefix-verified",
-          verified: stopped.verified,
-          checkedNodes: session.checkedNodes,
+          verified: result.verified,
+          checkedNodes: details.checkedNodes,
           target: targetOut,
-          message: `prefix of ${stopped.verified} records reconstructed and verified up to ${t.boundaryNodeId} (seq ${t.seq}); no --upstream, so the MAS was stopped there and no bundle was written`,
+          message: `prefix of ${result.verified} records reconstructed and verified up to ${t.boundaryNodeId} (seq ${t.seq}); no --upstream, so the MAS was stopped there and no bundle was written`,
         },
       };
     }
-    const report: DivergenceReport | null = stopped?.kind === "diverged" ? stopped.report : session.end();
-    if (report) return { code: 3, output: { ...report, target: targetOut, masExitCode: run.exitCode } };
-    const id = opts["--id"] ?? `${source.id}/replay/${t.boundaryNodeId}/${Date.now().toString(36)}`;
-    const bundle = session.toBundle({ id, final: run.final, runner: { command, ...(source.config.runner?.env ? { env: source.config.runner.env } : {}) } });
+    if (result.status === "diverged") return { code: 3, output: { ...result.report, target: targetOut, masExitCode: details.masExitCode } };
+    const bundle = result.bundle;
     writeOut(out, bundle);
     return {
       code: 0,
@@ -294,12 +216,12 @@ export async function replayCommand(args: string[]): Promise<Result> {
         bundleId: bundle.id,
         parent: bundle.parent,
         target: targetOut,
-        verified: session.verified,
-        checkedNodes: session.checkedNodes,
-        nodeHashCheck: session.checksNodeHashes ? "checked" : "not applicable (bundle not recorded by the symtrace proxy)",
+        verified: result.verified,
+        checkedNodes: details.checkedNodes,
+        nodeHashCheck: details.nodeHashCheck ? "checked" : "not applicable (bundle not recorded by the symtrace proxy)",
         liveRecords: bundle.records.length - t.seq,
-        masExitCode: run.exitCode,
-        final: run.final ?? null,
+        masExitCode: details.masExitCode,
+        final: details.final ?? null,
       },
     };
   } catch (e) {

@@ -65,6 +65,7 @@ async function annotate(page: Page, caseUrl: string, plan: Plan) {
 
 test("three annotators annotate the same gold case blind, the adjudicator finalizes, and the case shows as finalized", async ({ page }) => {
   test.setTimeout(180_000);
+  page.on("dialog", (d) => void d.accept()); // "Submit…?" / "Finalize…?" confirmations
   const b = await seedBundle(goldCopy("gold-c2"));
   const caseUrl = `/cases/${encodeURIComponent(b.id)}`;
   const [a1, a2, a3] = await Promise.all([createUser(["annotator"], "Ann A"), createUser(["annotator"], "Ann B"), createUser(["annotator"], "Ann C")]);
@@ -125,6 +126,7 @@ test("three annotators annotate the same gold case blind, the adjudicator finali
 });
 
 test("a submit with problems is refused with field-level messages in the form", async ({ page }) => {
+  page.on("dialog", (d) => void d.accept());
   const b = await seedBundle(goldCopy("gold-c2"));
   const [a1, a2, a3] = await Promise.all([createUser(["annotator"]), createUser(["annotator"]), createUser(["annotator"])]);
   await assign(b.id, [a1, a2, a3]);

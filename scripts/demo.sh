@@ -21,4 +21,5 @@ Demo accounts (password: symtrace-demo):
   researcher@symtrace.local   researcher
 The four gold cases are assigned to the three annotators and the adjudicator.
 MSG
+export BETTER_AUTH_URL="${BETTER_AUTH_URL:-http://localhost:${PORT:-3000}}"
 exec npx next start -p "${PORT:-3000}"

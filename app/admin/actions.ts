@@ -5,7 +5,7 @@ import { z } from "zod";
 import { assignCases, getDb, listCases, reopenAnnotation, upsertUser, UserInputError, WorkflowError } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
 
-export type ActionState = { ok?: string; error?: string };
+export type ActionState = { ok?: string; error?: string; values?: Record<string, string>; preview?: { matched: number; caseIds: string[] } };
 
 const assignForm = z.object({
   dataset: z.string().optional(),
@@ -16,20 +16,30 @@ const assignForm = z.object({
   adjudicatorId: z.string().optional(),
 });
 
-/** Assign every case matching the filter (three annotators each by default). */
+/**
+ * Assign every case matching the filter (three annotators each by default). Two steps: "Preview"
+ * counts the matching cases; "Assign" needs the previewed count to still match (no surprise
+ * bulk assignment). The form keeps its values.
+ */
 export async function assignByFilterAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   const admin = await requireViewer("admin");
-  const f = assignForm.safeParse(Object.fromEntries([...form.entries()].map(([k, v]) => [k, String(v) || undefined])));
-  if (!f.success) return { error: f.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+  const values = Object.fromEntries([...form.entries()].filter(([, v]) => typeof v === "string").map(([k, v]) => [k, String(v)]));
+  const f = assignForm.safeParse(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v || undefined])));
+  if (!f.success) return { values, error: f.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
   const db = getDb();
   const { cases } = await listCases(db, { dataset: f.data.dataset, mas: f.data.mas, benchmark: f.data.benchmark, q: f.data.q, take: 100_000 });
+  if (values.intent !== "assign") {
+    return { values, preview: { matched: cases.length, caseIds: cases.slice(0, 10).map((c) => c.bundleId) } };
+  }
+  if (String(cases.length) !== values.confirmCount) return { values, error: `The filter now matches ${cases.length} case(s), not ${values.confirmCount}: preview again.` };
+  const annotatorIds = form.getAll("annotatorIds").map(String).filter(Boolean);
   try {
-    const r = await assignCases(db, admin, { caseIds: cases.map((c) => c.id), perCase: f.data.perCase, adjudicatorId: f.data.adjudicatorId || null });
+    const r = await assignCases(db, admin, { caseIds: cases.map((c) => c.id), perCase: f.data.perCase, annotatorIds: annotatorIds.length ? annotatorIds : undefined, adjudicatorId: f.data.adjudicatorId || null });
     revalidatePath("/admin");
     const n = r.reduce((s, x) => s + x.annotators.length, 0);
-    return { ok: `${cases.length} case(s) matched; ${n} new annotator assignment(s)${f.data.adjudicatorId ? ", adjudicator set" : ""}.` };
+    return { values, ok: `${cases.length} case(s) assigned; ${n} new annotator assignment(s)${f.data.adjudicatorId ? ", adjudicator set" : ""}.` };
   } catch (e) {
-    return { error: e instanceof WorkflowError ? e.message : "assignment failed" };
+    return { values, error: e instanceof WorkflowError ? e.message : "assignment failed" };
   }
 }
 
@@ -55,9 +65,12 @@ export async function upsertUserAction(_prev: ActionState, form: FormData): Prom
 export async function reopenAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   const admin = await requireViewer("admin");
   try {
-    await reopenAnnotation(getDb(), admin, { annotationId: String(form.get("annotationId") ?? ""), reason: String(form.get("reason") ?? "") });
+    const db = getDb();
+    const id = String(form.get("annotationId") ?? "");
+    const a = await db.annotation.findUnique({ where: { id }, select: { kind: true, case: { select: { finalAnnotationId: true } } } });
+    await reopenAnnotation(db, admin, { annotationId: id, reason: String(form.get("reason") ?? "") });
     revalidatePath("/admin");
-    return { ok: "Reopened." };
+    return { ok: a?.kind === "initial" && a.case.finalAnnotationId ? "Reopened. Note: the case stays finalized; its final was adjudicated from the earlier version." : "Reopened." };
   } catch (e) {
     return { error: e instanceof WorkflowError ? e.message : "could not reopen" };
   }

@@ -9,13 +9,17 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const admin = await requireViewer("admin");
   const db = getDb();
-  const [users, facets, submitted, audit] = await Promise.all([listUsers(db), listCaseFacets(db), listSubmittedAnnotations(db, admin), listRecentAudit(db, admin, { take: 40 })]);
+  const [users, facets, submitted, audit] = await Promise.all([listUsers(db), listCaseFacets(db), listSubmittedAnnotations(db, admin), listRecentAudit(db, admin, { take: 150 })]);
   const adjudicators = users.filter((u) => u.roles.includes("adjudicator"));
   return (
     <div className="grid gap-6 lg:grid-cols-2">
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-3 font-semibold">Assign cases</h2>
-        <AssignForm facets={facets} adjudicators={adjudicators.map((a) => ({ id: a.id, email: a.email }))} />
+        <AssignForm
+          facets={facets}
+          adjudicators={adjudicators.map((a) => ({ id: a.id, email: a.email }))}
+          annotators={users.filter((u) => u.roles.includes("annotator")).map((a) => ({ id: a.id, email: a.email }))}
+        />
       </section>
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-3 font-semibold">Accounts</h2>
@@ -57,7 +61,8 @@ export default async function AdminPage() {
         <ol className="flex max-h-96 flex-col gap-1 overflow-auto font-mono text-[11px]" data-testid="audit">
           {audit.map((e) => (
             <li key={e.id} title={e.data}>
-              {e.at.slice(0, 19).replace("T", " ")} · {e.actor ?? "system"} · {e.action} · {e.entityType} {e.entityId.slice(0, 10)}
+              {e.at.slice(0, 19).replace("T", " ")} · {e.actor ?? "system"} · {e.action} · {e.bundleId ?? `${e.entityType} ${e.entityId.slice(0, 10)}`}
+              {e.reason ? <span className="text-amber-800"> · reason: {e.reason}</span> : null}
             </li>
           ))}
         </ol>

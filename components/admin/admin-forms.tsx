@@ -10,13 +10,22 @@ function Result({ s }: { s: ActionState }) {
   return null;
 }
 
-/** Bulk assignment by filter. */
-export function AssignForm({ facets, adjudicators }: { facets: { benchmarks: string[]; mas: string[]; datasets: string[] }; adjudicators: Array<{ id: string; email: string }> }) {
+/** Bulk assignment by filter: preview the matching cases, then assign them. */
+export function AssignForm({
+  facets,
+  adjudicators,
+  annotators,
+}: {
+  facets: { benchmarks: string[]; mas: string[]; datasets: string[] };
+  adjudicators: Array<{ id: string; email: string }>;
+  annotators: Array<{ id: string; email: string }>;
+}) {
   const [s, action, pending] = useActionState(assignByFilterAction, {});
-  const sel = (name: string, label: string, opts: string[], render: (v: string) => string = (v) => v) => (
+  const v = s.values ?? {};
+  const sel = (name: string, label: string, opts: string[], render: (x: string) => string = (x) => x) => (
     <label className="flex flex-col gap-1 text-xs text-slate-600">
       <span>{label}</span>
-      <select name={name} className="rounded border border-slate-300 px-2 py-1 text-sm">
+      <select name={name} defaultValue={v[name] ?? ""} className="rounded border border-slate-300 px-2 py-1 text-sm">
         <option value="">Any</option>
         {opts.map((o) => (
           <option key={o} value={o}>
@@ -26,22 +35,23 @@ export function AssignForm({ facets, adjudicators }: { facets: { benchmarks: str
       </select>
     </label>
   );
+  // key: React resets a form after its action; re-mount with the submitted values instead.
   return (
-    <form action={action} className="grid grid-cols-2 gap-3">
+    <form key={JSON.stringify(v)} action={action} className="grid grid-cols-2 gap-3">
       {sel("dataset", "Source dataset", facets.datasets, datasetName)}
       {sel("mas", "MAS", facets.mas)}
       {sel("benchmark", "Benchmark", facets.benchmarks)}
       <label className="flex flex-col gap-1 text-xs text-slate-600">
         <span>Task text contains</span>
-        <input name="q" className="rounded border border-slate-300 px-2 py-1 text-sm" />
+        <input name="q" defaultValue={v.q ?? ""} className="rounded border border-slate-300 px-2 py-1 text-sm" />
       </label>
       <label className="flex flex-col gap-1 text-xs text-slate-600">
         <span>Annotators per case</span>
-        <input name="perCase" type="number" min={1} max={10} defaultValue={3} className="rounded border border-slate-300 px-2 py-1 text-sm" />
+        <input name="perCase" type="number" min={1} max={10} defaultValue={v.perCase ?? 3} className="rounded border border-slate-300 px-2 py-1 text-sm" />
       </label>
       <label className="flex flex-col gap-1 text-xs text-slate-600">
         <span>Adjudicator</span>
-        <select name="adjudicatorId" className="rounded border border-slate-300 px-2 py-1 text-sm">
+        <select name="adjudicatorId" defaultValue={v.adjudicatorId ?? ""} className="rounded border border-slate-300 px-2 py-1 text-sm">
           <option value="">none</option>
           {adjudicators.map((a) => (
             <option key={a.id} value={a.id}>
@@ -50,10 +60,31 @@ export function AssignForm({ facets, adjudicators }: { facets: { benchmarks: str
           ))}
         </select>
       </label>
-      <div className="col-span-2 flex items-center gap-3">
-        <button type="submit" disabled={pending} className="rounded bg-slate-900 px-3 py-1.5 text-sm text-white disabled:opacity-50">
-          Assign matching cases
+      <label className="col-span-2 flex flex-col gap-1 text-xs text-slate-600">
+        <span>Annotators to draw from (none selected: all annotators, least loaded first)</span>
+        <select name="annotatorIds" multiple size={Math.min(6, Math.max(2, annotators.length))} className="rounded border border-slate-300 px-2 py-1 text-sm">
+          {annotators.map((a) => (
+            <option key={a.id} value={a.id}>
+              {a.email}
+            </option>
+          ))}
+        </select>
+      </label>
+      {s.preview ? <input type="hidden" name="confirmCount" value={s.preview.matched} /> : null}
+      <div className="col-span-2 flex flex-wrap items-center gap-3">
+        <button type="submit" name="intent" value="preview" disabled={pending} className="rounded border border-slate-400 px-3 py-1.5 text-sm disabled:opacity-50">
+          Preview matching cases
         </button>
+        {s.preview ? (
+          <button type="submit" name="intent" value="assign" disabled={pending || s.preview.matched === 0} className="rounded bg-slate-900 px-3 py-1.5 text-sm text-white disabled:opacity-50">
+            Assign {s.preview.matched} case(s)
+          </button>
+        ) : null}
+        {s.preview ? (
+          <span className="text-xs text-slate-600" role="status">
+            {s.preview.matched} case(s) match{s.preview.caseIds.length ? `: ${s.preview.caseIds.join(", ")}${s.preview.matched > s.preview.caseIds.length ? ", …" : ""}` : ""}
+          </span>
+        ) : null}
         <Result s={s} />
       </div>
     </form>

@@ -22,7 +22,8 @@ export function KappaChart({ data }: { data: KappaBar[] }) {
         <BarChart data={rows} margin={{ top: 10, right: 10, bottom: 10, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" vertical={false} />
           <XAxis dataKey="name" tick={{ fontSize: 11 }} />
-          <YAxis domain={[Math.min(0, ...rows.map((r) => r.kappa - r.err[0])), 1]} tick={{ fontSize: 11 }} />
+          <YAxis domain={[Math.min(0, Math.floor(10 * Math.min(...rows.map((r) => r.kappa - r.err[0]))) / 10), 1]} tick={{ fontSize: 11 }} tickFormatter={(v: number) => v.toFixed(1)} width={40} />
+          <ReferenceLine y={0} stroke="#0f172a" />
           <Tooltip formatter={(v) => (typeof v === "number" ? v.toFixed(3) : String(v))} />
           <ReferenceLine y={0.6} stroke="#94a3b8" strokeDasharray="4 4" label={{ value: "substantial", fontSize: 10, position: "insideTopRight" }} />
           <Bar dataKey="kappa" fill="#6366f1" isAnimationActive={false}>

@@ -47,6 +47,7 @@ export function AdjudicatePanel({
   const d = disagreement(initials);
 
   async function finalize() {
+    if (!window.confirm("Finalize this case with this tuple? The final annotation cannot be edited afterwards (an admin can reopen it).")) return;
     setBusy(true);
     setMessage(null);
     try {
@@ -61,7 +62,7 @@ export function AdjudicatePanel({
         setMessage({ tone: "error", text: body.error ?? `finalize failed (HTTP ${res.status})` });
         return;
       }
-      setMessage({ tone: "ok", text: "Finalized." });
+      setMessage({ tone: "ok", text: "Finalized. Reloading…" });
       router.refresh();
     } finally {
       setBusy(false);

@@ -14,8 +14,10 @@ export function AnnotatePanel({
   draft,
   selectedNode,
   select,
+  reopened,
 }: {
   caseKey: string;
+  reopened?: { at: string; reason: string | null } | null;
   draft: ReturnType<typeof useDraft>;
   selectedNode: GraphNodeLite | null;
   select: (id: string) => void;
@@ -26,6 +28,7 @@ export function AnnotatePanel({
   const locked = draft.status === "submitted";
 
   async function submit() {
+    if (!window.confirm("Submit your annotation? It is locked afterwards (an admin can reopen it).")) return;
     setSubmitting(true);
     setMessage(null);
     try {
@@ -55,6 +58,11 @@ export function AnnotatePanel({
         <h3 className="text-sm font-semibold">Your annotation</h3>
         {locked ? <span className="rounded bg-emerald-100 px-2 py-0.5 text-xs font-medium text-emerald-800">submitted · locked</span> : <SaveStatus save={draft.save} onAdopt={draft.adoptServerCopy} />}
       </div>
+      {reopened && !locked ? (
+        <p className="rounded border border-amber-300 bg-amber-50 px-2 py-1 text-xs text-amber-900" role="status">
+          An admin reopened this annotation{reopened.reason ? `: ${reopened.reason}` : ""}. Revise it and submit again.
+        </p>
+      ) : null}
       <AnnotationForm value={draft.fields} onChange={draft.setFields} errors={draft.errors} selectedNode={selectedNode} onSelectNode={select} readOnly={locked} idPrefix="initial" />
       {message ? (
         <p role="alert" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800">

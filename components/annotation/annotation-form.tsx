@@ -82,7 +82,7 @@ export function AnnotationForm({
             <span className="text-xs text-slate-500">none chosen</span>
           )}
           {selectedNode && selectedNode.id !== value.nodeId ? (
-            <button type="button" className="rounded bg-slate-800 px-2 py-0.5 text-xs text-white" onClick={() => set({ nodeId: selectedNode.id, nodeType: selectedNode.type })}>
+            <button type="button" className="rounded bg-slate-800 px-2 py-0.5 text-xs text-white disabled:opacity-40" onClick={() => set({ nodeId: selectedNode.id, nodeType: selectedNode.type })}>
               Use selected node ({selectedNode.id})
             </button>
           ) : null}

@@ -1,8 +1,10 @@
 "use client";
 
-import { useCallback, useMemo } from "react";
+import { useCallback, useMemo, useState } from "react";
 import { expandGraph, type CompactGraph } from "@/lib/layout";
 import { Inspector, type SideTab } from "@/components/trace/inspector";
+import { ReplayDialog } from "@/components/replay/replay-dialog";
+import { ReplayRuns } from "@/components/replay/replay-runs";
 import { AdjudicatePanel, type InitialView } from "./adjudicate-panel";
 import { AnnotatePanel } from "./annotate-panel";
 import { AnnotationSummary } from "./annotation-form";
@@ -24,6 +26,7 @@ export function CaseWorkbench({
   ownFinal,
   initials,
   final,
+  canReplay = false,
 }: {
   bundleId: string;
   /** The event-dependency graph in its compact wire form (lib/layout/compact.ts). */
@@ -34,7 +37,11 @@ export function CaseWorkbench({
   ownFinal: OwnAnnotation | null;
   initials: InitialView[];
   final: InitialView | null;
+  /** The viewer may start and see replays of this case. */
+  canReplay?: boolean;
 }) {
+  const [replayNode, setReplayNode] = useState<string | null>(null);
+  const [replayTick, setReplayTick] = useState(0);
   const caseKey = encodeURIComponent(bundleId);
   const { nodes, edges } = useMemo(() => expandGraph(graph), [graph]);
   const initialDraft = useDraft(caseKey, "initial", own);
@@ -62,7 +69,7 @@ export function CaseWorkbench({
 
   const tabs: SideTab[] = [];
   if (mode === "annotate") {
-    tabs.push({ id: "annotate", label: "Annotate", render: ({ selectedNode, select }) => <AnnotatePanel caseKey={caseKey} draft={initialDraft} selectedNode={selectedNode} select={select} /> });
+    tabs.push({ id: "annotate", label: "Annotate", render: ({ selectedNode, select }) => <AnnotatePanel caseKey={caseKey} draft={initialDraft} selectedNode={selectedNode} select={select} reopened={own?.reopened} /> });
   }
   if (mode === "adjudicate") {
     tabs.push({
@@ -85,8 +92,12 @@ export function CaseWorkbench({
       ),
     });
   }
+  if (canReplay) {
+    tabs.push({ id: "replays", label: "Replays", render: () => <ReplayRuns caseKey={caseKey} refreshKey={replayTick} /> });
+  }
   const canQuote = (mode === "annotate" && initialDraft.status !== "submitted") || mode === "adjudicate";
   return (
+    <>
     <Inspector
       bundleId={bundleId}
       nodes={nodes}
@@ -95,6 +106,20 @@ export function CaseWorkbench({
       sideTabs={tabs}
       marks={marks}
       onQuote={canQuote ? onQuote : undefined}
+      onReplay={canReplay ? setReplayNode : undefined}
     />
+    {replayNode ? (
+      <ReplayDialog
+        caseKey={caseKey}
+        nodeId={replayNode}
+        onClose={() => setReplayNode(null)}
+        onStarted={() => {
+          setReplayNode(null);
+          setReplayTick((t) => t + 1);
+          document.querySelector<HTMLButtonElement>('[role=tab][data-tab-id="replays"]')?.click();
+        }}
+      />
+    ) : null}
+    </>
   );
 }

@@ -8,6 +8,7 @@ export interface OwnAnnotation extends AnnotationFields {
   version: number;
   status: "draft" | "submitted";
   updatedAt: string;
+  reopened?: { at: string; reason: string | null } | null;
 }
 
 export type SaveState =
@@ -35,7 +36,9 @@ export function useDraft(caseKey: string, kind: "initial" | "final", initial: Ow
   const [fields, setFieldsState] = useState<AnnotationFields>(initial ? pick(initial) : emptyAnnotationFields());
   const [version, setVersion] = useState(initial?.version ?? 0);
   const [status, setStatus] = useState<"draft" | "submitted">(initial?.status ?? "draft");
-  const [save, setSave] = useState<SaveState>({ kind: "idle" });
+  const [save, setSave] = useState<SaveState>(initial ? { kind: "saved", at: new Date(initial.updatedAt).toLocaleTimeString() } : { kind: "idle" });
+  /** Edits not yet sent to the server. */
+  const dirty = useRef(false);
   const [errors, setErrors] = useState<FieldError[]>([]);
   const [dirtyTick, setDirtyTick] = useState(0);
   const latest = useRef({ fields, version });
@@ -56,6 +59,7 @@ export function useDraft(caseKey: string, kind: "initial" | "final", initial: Ow
       });
       const body = (await res.json().catch(() => ({}))) as { annotation?: OwnAnnotation; error?: string; fieldErrors?: FieldError[]; current?: OwnAnnotation };
       if (res.ok && body.annotation) {
+        dirty.current = false;
         setVersion(body.annotation.version);
         latest.current.version = body.annotation.version;
         setErrors([]);
@@ -88,8 +92,37 @@ export function useDraft(caseKey: string, kind: "initial" | "final", initial: Ow
   const setFields = useCallback((f: AnnotationFields) => {
     setFieldsState(f);
     latest.current.fields = f;
+    dirty.current = true;
     setDirtyTick((t) => t + 1);
   }, []);
+
+  // Leaving before the debounce fires (next case, reload, closing the tab) must not lose edits:
+  // flush with a keepalive request, which the browser completes after the page is gone, and
+  // ask before closing the tab while a save is pending.
+  useEffect(() => {
+    const flush = () => {
+      if (!dirty.current || status === "submitted") return;
+      dirty.current = false;
+      void fetch(`/api/cases/${caseKey}/annotations/mine`, {
+        method: "PUT",
+        keepalive: true,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ kind, version: latest.current.version, fields: latest.current.fields }),
+      }).catch(() => {});
+    };
+    const beforeUnload = (e: BeforeUnloadEvent) => {
+      if (!dirty.current) return;
+      flush();
+      e.preventDefault();
+    };
+    window.addEventListener("pagehide", flush);
+    window.addEventListener("beforeunload", beforeUnload);
+    return () => {
+      window.removeEventListener("pagehide", flush);
+      window.removeEventListener("beforeunload", beforeUnload);
+      flush(); // unmount: soft navigation to another case
+    };
+  }, [caseKey, kind, status]);
 
   /** Take the server's copy after a conflict (local edits are replaced). */
   const adoptServerCopy = useCallback((a: OwnAnnotation) => {

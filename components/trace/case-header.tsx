@@ -19,11 +19,12 @@ export interface CaseHeaderView {
 }
 
 /** Case title, task (never the evaluator's reference answer), outcome and provenance. */
-export function CaseHeader({ c, finalized = false }: { c: CaseHeaderView; finalized?: boolean }) {
+export function CaseHeader({ c, finalized = false, blind = false }: { c: CaseHeaderView; finalized?: boolean; blind?: boolean }) {
   const notes = ((c.header.source as { notes?: unknown } | undefined)?.notes ?? []) as unknown[];
   const facts: Array<[string, React.ReactNode]> = [
     ["Source", `${datasetName(c.sourceDataset)}${c.sourceSubset ? ` · ${c.sourceSubset}` : ""}`],
-    ["File", c.sourceFile ?? "—"],
+    // A file name can give the answer away (gold-c1 ... gold-c4 are the C1 ... C4 gold cases).
+    ["File", blind ? "hidden until you submit" : (c.sourceFile ?? "—")],
     ["Benchmark", c.benchmark ?? "—"],
     ["Task id", c.header.task.id ?? "—"],
     ["MAS", c.mas ?? "—"],

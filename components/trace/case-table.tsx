@@ -14,6 +14,7 @@ export interface CaseRow {
   outcomePassed: boolean | null;
   nodeCount: number;
   agentCount: number;
+  finalizedAt?: Date | null;
   _count: { referenceLabels: number };
 }
 
@@ -65,7 +66,12 @@ export function CaseTable({ cases, showLabels = true }: { cases: CaseRow[]; show
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{c.nodeCount}</td>
               <td className="px-3 py-2 text-right tabular-nums">{c.agentCount}</td>
-              {showLabels ? <td className="px-3 py-2">{c._count.referenceLabels > 0 ? <Badge tone="violet">{c._count.referenceLabels} reference</Badge> : null}</td> : null}
+              {showLabels ? (
+                <td className="flex flex-wrap gap-1 px-3 py-2">
+                  {c._count.referenceLabels > 0 ? <Badge tone="violet">{c._count.referenceLabels} reference</Badge> : null}
+                  {c.finalizedAt ? <Badge tone="green">finalized</Badge> : null}
+                </td>
+              ) : null}
             </tr>
           ))}
         </tbody>

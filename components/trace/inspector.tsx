@@ -29,6 +29,7 @@ export function Inspector({
   sideTabs = [],
   marks,
   onQuote,
+  onReplay,
 }: {
   bundleId: string;
   nodes: GraphNodeLite[];
@@ -40,6 +41,8 @@ export function Inspector({
   marks?: Map<string, string[]>;
   /** When set, the node panel offers "Quote selection as evidence". */
   onQuote?: (nodeId: string, quote: string) => void;
+  /** When set, the node panel offers "Replay from here". */
+  onReplay?: (nodeId: string) => void;
 }) {
   const caseKey = encodeURIComponent(bundleId);
   const [selectedId, setSelectedId] = useState<string | null>(initialNodeId ?? nodes[0]?.id ?? null);
@@ -255,6 +258,7 @@ export function Inspector({
                   key={t.id}
                   role="tab"
                   type="button"
+                  data-tab-id={t.id}
                   aria-selected={tab === t.id}
                   onClick={() => setTab(t.id)}
                   className={`px-3 py-2 font-medium ${tab === t.id ? "border-b-2 border-blue-600 text-blue-700" : "text-slate-600 hover:text-slate-900"}`}
@@ -267,7 +271,7 @@ export function Inspector({
           <div className="min-h-0 flex-1 overflow-auto">
             {tab === "node" || !sideTabs.some((t) => t.id === tab) ? (
               selectedId ? (
-                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} />
+                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} onReplay={onReplay} />
               ) : (
                 <p className="p-4 text-sm text-slate-500">Select a node.</p>
               )

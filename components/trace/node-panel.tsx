@@ -21,11 +21,13 @@ export function NodePanel({
   nodeId,
   onSelect,
   onQuote,
+  onReplay,
 }: {
   caseKey: string;
   nodeId: string;
   onSelect: (id: string) => void;
   onQuote?: (nodeId: string, quote: string) => void;
+  onReplay?: (nodeId: string) => void;
 }) {
   const [quoteMsg, setQuoteMsg] = useState<string | null>(null);
   const url = `/api/cases/${caseKey}/nodes/${encodeURIComponent(nodeId)}`;
@@ -61,6 +63,11 @@ export function NodePanel({
         {node.agent ? <span className="text-slate-600">{node.agent}</span> : null}
         {node.status ? <Badge tone={node.status === "success" ? "green" : "red"}>{node.status}</Badge> : null}
         <span className="text-xs text-slate-400">#{node.orderIndex}</span>
+        {onReplay ? (
+          <button type="button" onClick={() => onReplay(node.nodeId)} className="ml-auto rounded bg-indigo-700 px-2 py-0.5 text-xs font-medium text-white hover:bg-indigo-600">
+            Replay from here
+          </button>
+        ) : null}
       </div>
       {node.label ? <p className="trace-text text-slate-700">{node.label}</p> : null}
       <p className="font-mono text-[11px] break-all text-slate-500">

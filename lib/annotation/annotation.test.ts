@@ -46,6 +46,7 @@ describe("relateFinal (Table 5)", () => {
     ["majority kept", [t(["C2"], "C2"), t(["C2"], "C2"), t(["C3"], "C3")], t(["C2"], "C2"), { pattern: "split_2_1", kept: "kept_majority", supportedBy: 2 }],
     ["minority kept", [t(["C2"], "C2"), t(["C2"], "C2"), t(["C3"], "C3")], t(["C3"], "C3"), { pattern: "split_2_1", kept: "kept_minority", supportedBy: 1 }],
     ["new tuple", [t(["C1"], "C1"), t(["C2"], "C2"), t(["C3"], "C3")], t(["C4"], "C4"), { pattern: "all_distinct", kept: "new_tuple", supportedBy: 0 }],
+    ["one proposed kept (all distinct)", [t(["C1"], "C1"), t(["C2"], "C2"), t(["C3"], "C3")], t(["C2"], "C2"), { pattern: "all_distinct", kept: "kept_proposed", supportedBy: 1 }],
   ] as const)("%s", (_n, initials, final, expected) => expect(relateFinal([...initials], final)).toMatchObject(expected));
   test("categories added and removed against the union", () => {
     const r = relateFinal([t(["C1", "C2"], "C1"), t(["C2"], "C2"), t(["C2"], "C2")], t(["C2", "C4"], "C2"));

@@ -5,7 +5,7 @@
 import { formatCategories, tupleKey, type Category, type StrictTuple } from "./protocol";
 
 export type InitialPattern = "unanimous" | "split_2_1" | "all_distinct";
-export type FinalKept = "kept_unanimous" | "kept_majority" | "kept_minority" | "new_tuple";
+export type FinalKept = "kept_unanimous" | "kept_majority" | "kept_minority" | "kept_proposed" | "new_tuple";
 
 export interface FinalRelation {
   pattern: InitialPattern;
@@ -35,7 +35,7 @@ export function relateFinal(initials: StrictTuple[], final: StrictTuple): FinalR
   if (supportedBy === 0) kept = "new_tuple";
   else if (pattern === "unanimous") kept = "kept_unanimous";
   else if (pattern === "split_2_1") kept = supportedBy === 2 ? "kept_majority" : "kept_minority";
-  else kept = "kept_minority";
+  else kept = "kept_proposed"; // all distinct: the final is one of the three proposed tuples
   const union = new Set(initials.flatMap((t) => t.categories));
   const fin = new Set(final.categories);
   const added = [...fin].filter((c) => !union.has(c)).sort() as Category[];

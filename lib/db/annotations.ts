@@ -201,6 +201,8 @@ export interface AnnotationView extends AnnotationFields {
   submittedAt: string | null;
   updatedAt: string;
   relation: unknown;
+  /** Set when an admin reopened it: when and why (shown to the author). */
+  reopened: { at: string; reason: string | null } | null;
 }
 
 const annotationInclude = { evidence: { orderBy: { idx: "asc" as const } }, user: { select: { id: true, name: true, email: true } } };
@@ -228,13 +230,21 @@ function toView(a: AnnotationRow): AnnotationView {
     submittedAt: a.submittedAt?.toISOString() ?? null,
     updatedAt: a.updatedAt.toISOString(),
     relation: a.relationJson ? JSON.parse(a.relationJson) : null,
+    reopened: a.reopenedAt ? { at: a.reopenedAt.toISOString(), reason: null } : null,
   };
 }
 
 /** The viewer's own annotation of a case (any status), or null. */
 export async function getOwnAnnotation(db: Db, viewer: Viewer, o: { caseId: string; kind: AnnotationKind }): Promise<AnnotationView | null> {
   const a = await db.annotation.findUnique({ where: { caseId_userId_kind: { caseId: o.caseId, userId: viewer.id, kind: o.kind } }, include: annotationInclude });
-  return a ? toView(a as AnnotationRow) : null;
+  if (!a) return null;
+  const v = toView(a as AnnotationRow);
+  if (v.reopened) {
+    const ev = await db.auditEvent.findFirst({ where: { entityId: a.id, action: "annotation.reopen" }, orderBy: { at: "desc" } });
+    const reason = ev ? (JSON.parse(ev.dataJson) as { reason?: unknown }).reason : null;
+    v.reopened.reason = typeof reason === "string" ? reason : null;
+  }
+  return v;
 }
 
 /**
@@ -465,5 +475,21 @@ export async function listSubmittedAnnotations(db: Db, actor: Viewer, o: { take?
 export async function listRecentAudit(db: Db, actor: Viewer, o: { take?: number } = {}) {
   if (!hasRole(actor, "admin")) throw new WorkflowError(403, "admins only");
   const rows = await db.auditEvent.findMany({ orderBy: [{ at: "desc" }, { id: "desc" }], take: o.take ?? 50, include: { actor: { select: { email: true } } } });
-  return rows.map((r) => ({ id: r.id, at: r.at.toISOString(), action: r.action, entityType: r.entityType, entityId: r.entityId, caseId: r.caseId, actor: r.actor?.email ?? null, data: r.dataJson }));
+  const caseIds = [...new Set(rows.map((r) => r.caseId).filter((x): x is string => !!x))];
+  const cases = new Map((await db.case.findMany({ where: { id: { in: caseIds } }, select: { id: true, bundleId: true } })).map((c) => [c.id, c.bundleId]));
+  return rows.map((r) => {
+    const data = JSON.parse(r.dataJson) as { reason?: unknown };
+    return {
+      id: r.id,
+      at: r.at.toISOString(),
+      action: r.action,
+      entityType: r.entityType,
+      entityId: r.entityId,
+      caseId: r.caseId,
+      bundleId: r.caseId ? (cases.get(r.caseId) ?? null) : null,
+      reason: typeof data.reason === "string" ? data.reason : null,
+      actor: r.actor?.email ?? null,
+      data: r.dataJson,
+    };
+  });
 }

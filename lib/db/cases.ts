@@ -180,6 +180,7 @@ export const caseSummarySelect = {
   recordCount: true,
   agentCount: true,
   importedAt: true,
+  finalizedAt: true,
   _count: { select: { referenceLabels: true } },
 } as const;
 

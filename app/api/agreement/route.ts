@@ -17,7 +17,8 @@ const q = z.object({
 });
 
 const csvCell = (v: unknown) => {
-  const s = v === null || v === undefined ? "" : String(v);
+  // 12 significant digits: no floating-point noise like -0.5000000000000001
+  const s = v === null || v === undefined ? "" : typeof v === "number" ? String(Number(v.toPrecision(12))) : String(v);
   return /[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 };
 

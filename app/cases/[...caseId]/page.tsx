@@ -10,6 +10,7 @@ import { requireViewer } from "@/lib/session";
 import { CaseHeader } from "@/components/trace/case-header";
 import { ReferenceLabels } from "@/components/trace/reference-labels";
 import { CaseWorkbench, type WorkbenchMode } from "@/components/annotation/case-workbench";
+import { mayReplay } from "@/lib/services/replay-access";
 
 export const dynamic = "force-dynamic";
 
@@ -34,6 +35,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   let mode: WorkbenchMode = "view";
   if (ann.access.isAssignedAnnotator) mode = "annotate";
   else if (!ann.blind && viewer.roles.includes("adjudicator") && ann.initials.length >= 3 && !ann.final) mode = "adjudicate";
+  const canReplay = await mayReplay(db, viewer, c.id);
   const ownFinal = mode === "adjudicate" ? await getOwnAnnotation(db, viewer, { caseId: c.id, kind: "final" }) : null;
 
   const qi = queue.findIndex((q) => q.caseId === c.id);
@@ -42,7 +44,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
 
   return (
     <div className="flex flex-col gap-4">
-      <CaseHeader c={c} finalized={!ann.blind && !!c.finalizedAt} />
+      <CaseHeader c={c} finalized={!ann.blind && !!c.finalizedAt} blind={ann.blind} />
       {qi >= 0 ? (
         <nav className="flex items-center gap-3 text-sm" aria-label="My queue">
           <span className="text-slate-600">
@@ -83,6 +85,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
         ownFinal={ownFinal}
         initials={ann.initials}
         final={ann.final}
+        canReplay={canReplay}
       />
       {!ann.blind ? <ReferenceLabels bundleId={c.bundleId} labels={c.referenceLabels} /> : null}
     </div>

@@ -1,0 +1,115 @@
+"use client";
+
+import { useEffect, useState } from "react";
+
+interface TargetInfo {
+  node: string;
+  mode: "native" | "transcript";
+  boundaryNodeId: string | null;
+  seq: number | null;
+  rule: string;
+  upstream: string | null;
+  model: string | null;
+  guidance: string;
+  guidanceFrom: string | null;
+}
+
+/**
+ * "Replay from here": which boundary the intervention acts on, the guidance (prefilled from the
+ * final or the viewer's own annotation with each category's repair signal; editable), the live
+ * endpoint and model from the settings, and how many replays to run (1–5).
+ */
+export function ReplayDialog({ caseKey, nodeId, onClose, onStarted }: { caseKey: string; nodeId: string; onClose: () => void; onStarted: () => void }) {
+  const [info, setInfo] = useState<TargetInfo | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [guidance, setGuidance] = useState("");
+  const [count, setCount] = useState(1);
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    const ctl = new AbortController();
+    fetch(`/api/cases/${caseKey}/replay-target?node=${encodeURIComponent(nodeId)}`, { signal: ctl.signal })
+      .then(async (r) => {
+        const body = (await r.json()) as TargetInfo & { error?: string };
+        if (!r.ok) throw new Error(body.error ?? `HTTP ${r.status}`);
+        setInfo(body);
+        setGuidance(body.guidance);
+      })
+      .catch((e: Error) => {
+        if (e.name !== "AbortError") setError(e.message);
+      });
+    return () => ctl.abort();
+  }, [caseKey, nodeId]);
+
+  async function start() {
+    setBusy(true);
+    setError(null);
+    try {
+      const r = await fetch(`/api/cases/${caseKey}/replays`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ targetNodeId: nodeId, guidance, count }),
+      });
+      const body = (await r.json()) as { error?: string; fieldErrors?: Array<{ field: string; message: string }> };
+      if (!r.ok) throw new Error(body.fieldErrors?.map((f) => `${f.field}: ${f.message}`).join("; ") || body.error || `HTTP ${r.status}`);
+      onStarted();
+    } catch (e) {
+      setError((e as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <div role="dialog" aria-modal="true" aria-labelledby="replay-title" className="fixed inset-0 z-50 flex items-center justify-center bg-slate-900/40" onClick={onClose}>
+      <div className="flex w-[40rem] max-w-[95vw] flex-col gap-3 rounded-lg bg-white p-5 text-sm shadow-xl" onClick={(e) => e.stopPropagation()} data-testid="replay-dialog">
+        <h2 id="replay-title" className="text-base font-semibold">
+          Replay from <span className="font-mono">{nodeId}</span>
+        </h2>
+        {!info && !error ? <p className="text-slate-500">Loading…</p> : null}
+        {info ? (
+          <>
+            <p data-testid="replay-boundary">
+              {info.mode === "native" ? (
+                <>
+                  Native replay. The recorded prefix is replayed fail-closed up to the LLM boundary <span className="font-mono font-semibold">{info.boundaryNodeId}</span>
+                  {info.seq !== null ? ` (record ${info.seq})` : ""}; the guidance is appended there and the rest runs live.
+                </>
+              ) : (
+                <>
+                  <span className="rounded bg-amber-100 px-1 font-semibold text-amber-900">Transcript continuation</span>, not a native replay: this trace has no
+                  runnable MAS, so the recorded conversation up to this node is sent as one chat with the guidance and continued live.
+                </>
+              )}
+            </p>
+            <p className="text-xs text-slate-500">{info.rule}</p>
+            <p className="text-xs" data-testid="replay-endpoint">
+              Live endpoint: {info.upstream ? <span className="font-mono">{info.upstream}</span> : <span className="text-amber-800">not configured (SYMTRACE_REPLAY_UPSTREAM): the prefix is verified and the run stops at the boundary</span>} · model{" "}
+              <span className="font-mono">{info.model ?? "the bundle's"}</span>
+            </p>
+            <label className="flex flex-col gap-1">
+              <span className="font-semibold">Guidance {info.guidanceFrom ? <span className="font-normal text-slate-500">(prefilled from the {info.guidanceFrom})</span> : null}</span>
+              <textarea value={guidance} onChange={(e) => setGuidance(e.target.value)} rows={7} className="rounded border border-slate-300 px-2 py-1 font-mono text-xs" aria-label="Guidance" />
+            </label>
+            <label className="flex items-center gap-2">
+              Replays to run
+              <input type="number" min={1} max={5} value={count} onChange={(e) => setCount(Math.max(1, Math.min(5, Number(e.target.value) || 1)))} className="w-16 rounded border border-slate-300 px-2 py-1" aria-label="Replays to run" />
+            </label>
+          </>
+        ) : null}
+        {error ? (
+          <p role="alert" className="text-red-700">
+            {error}
+          </p>
+        ) : null}
+        <div className="flex justify-end gap-2">
+          <button type="button" onClick={onClose} className="rounded border border-slate-300 px-3 py-1.5">
+            Close
+          </button>
+          <button type="button" disabled={!info || busy} onClick={() => void start()} className="rounded bg-indigo-700 px-3 py-1.5 font-medium text-white disabled:opacity-50">
+            {busy ? "Starting…" : "Start replay"}
+          </button>
+        </div>
+      </div>
+    </div>
+  );
+}
