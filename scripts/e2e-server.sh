@@ -6,6 +6,15 @@ cd "$(dirname "$0")/.."
 file="${DATABASE_URL#file:}"
 rm -f "$file" "$file-journal" "$file-wal" "$file-shm"
 npm run -s db:seed >/dev/null
+# "Replay from here" goes to a local scripted model and the reference tool server (test support:
+# scripted answers, no real model), started beside the app and stopped with it.
+LLM_PORT=${E2E_LLM_PORT:-3291}
+TOOL_PORT=${E2E_TOOL_PORT:-3292}
+node --import tsx scripts/replay-stack.ts "$LLM_PORT" "$TOOL_PORT" >/dev/null &
+STACK_PID=$!
+trap 'kill $STACK_PID 2>/dev/null' EXIT
+export SYMTRACE_REPLAY_UPSTREAM="http://127.0.0.1:$LLM_PORT/v1"
+export SYMTRACE_REPLAY_TOOL_UPSTREAM="http://127.0.0.1:$TOOL_PORT"
 # The tests sign in many users from one address: no per-IP sign-in rate limit here.
 export SYMTRACE_AUTH_RATE_LIMIT=0
-exec npx next start -p "$1" -H 127.0.0.1
+npx next start -p "$1" -H 127.0.0.1

@@ -5,3 +5,4 @@ export * from "./cases";
 export * from "./annotations";
 export * from "./users";
 export * from "./annotations-io";
+export * from "./replay-runs";

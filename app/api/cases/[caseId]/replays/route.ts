@@ -1,7 +1,7 @@
 import { caseRoute, errorResponse, parseBody } from "@/lib/api";
-import { createReplayRuns, getDb, listRunsForCase, ReplayRunError } from "@/lib/db";
+import { getDb, listRunsForCase, ReplayRunError } from "@/lib/db";
 import { replaySettings } from "@/lib/env";
-import { enqueueReplayRuns } from "@/lib/jobs";
+import { ensureEmbeddedWorker, startReplayRuns } from "@/lib/jobs";
 import { createReplaysSchema } from "@/lib/schemas/replays";
 import { mayReplay } from "@/lib/services/replay-access";
 
@@ -26,8 +26,8 @@ export async function POST(req: Request, ctx: { params: Promise<{ caseId: string
   const body = await parseBody(req, createReplaysSchema);
   if (body instanceof Response) return body;
   try {
-    const { groupId, runs } = await createReplayRuns(db, { sourceCaseId: r.caseId, targetNodeId: body.targetNodeId, guidance: body.guidance, count: body.count, endpoint: replaySettings(), createdById: r.viewer.id });
-    await enqueueReplayRuns(db, runs.map((x) => x.id));
+    await ensureEmbeddedWorker();
+    const { groupId, runs } = await startReplayRuns(db, { sourceCaseId: r.caseId, targetNodeId: body.targetNodeId, guidance: body.guidance, count: body.count, endpoint: replaySettings(), createdById: r.viewer.id });
     return Response.json({ groupId, runs }, { status: 201 });
   } catch (e) {
     if (e instanceof ReplayRunError) return Response.json({ error: e.message }, { status: e.code === "not-found" ? 404 : e.code === "conflict" ? 409 : 400 });

@@ -1,5 +1,5 @@
-import { getDb, getRun, retryRun, ReplayRunError } from "@/lib/db";
-import { enqueueReplayRuns } from "@/lib/jobs";
+import { getDb, getRun, ReplayRunError } from "@/lib/db";
+import { ensureEmbeddedWorker, retryReplayRun } from "@/lib/jobs";
 import { mayReplay } from "@/lib/services/replay-access";
 import { viewerForRequest } from "@/lib/session";
 
@@ -13,9 +13,8 @@ export async function POST(req: Request, ctx: { params: Promise<{ runId: string 
   const run = await getRun(db, (await ctx.params).runId);
   if (!run || !(await mayReplay(db, v, run.sourceCaseId))) return Response.json({ error: "no such replay" }, { status: 404 });
   try {
-    const next = await retryRun(db, run.id, v.id);
-    await enqueueReplayRuns(db, [next.id]);
-    return Response.json({ run: next });
+    await ensureEmbeddedWorker();
+    return Response.json({ run: await retryReplayRun(db, run.id, v.id) });
   } catch (e) {
     if (e instanceof ReplayRunError) return Response.json({ error: e.message }, { status: e.code === "not-found" ? 404 : 409 });
     throw e;

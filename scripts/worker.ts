@@ -1,0 +1,57 @@
+/**
+ * `npm run worker`: a standalone replay worker process (lib/jobs). PostgreSQL (DATABASE_URL
+ * postgresql://…): takes runs from pg-boss; SQLite: polls the database file. Runs until SIGTERM /
+ * SIGINT, then finishes the current run or releases it (interrupted, retryable) after
+ * SYMTRACE_WORKER_GRACE_MS (default 5000). One line per run on stderr.
+ *
+ * Environment: DATABASE_URL; SYMTRACE_WORKER_CONCURRENCY (default 1); SYMTRACE_WORKER_STALE_MS
+ * (default 30000); SYMTRACE_WORKER_HEARTBEAT_MS (default 1000); SYMTRACE_WORKER_ID.
+ * Test hook: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake executor (no MAS, no network).
+ */
+import { openDb, resolveDatabaseUrl } from "../lib/db";
+import { closeBoss, fakeExecutorFromEnv, newWorkerId, startWorkerBackend } from "../lib/jobs";
+
+const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
+
+async function main(): Promise<void> {
+  const url = resolveDatabaseUrl(process.env.DATABASE_URL);
+  const { db, provider } = openDb(url);
+  const workerId = process.env.SYMTRACE_WORKER_ID || newWorkerId("worker:");
+  const executor = fakeExecutorFromEnv(process.env, workerId) ?? undefined;
+  const log = (line: string) => process.stderr.write(line + "\n");
+  const backend = await startWorkerBackend({
+    db,
+    url,
+    workerId,
+    executor,
+    concurrency: num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1),
+    staleAfterMs: num(process.env.SYMTRACE_WORKER_STALE_MS, 30_000),
+    heartbeatMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000),
+    log,
+  });
+  log(`replay worker ${workerId} started (${provider}, ${backend.kind}${executor ? ", fake executor " + process.env.SYMTRACE_WORKER_FAKE_EXECUTOR : ""})`);
+
+  let stopping = false;
+  const shutdown = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`replay worker ${workerId}: ${signal}, stopping`);
+    void (async () => {
+      await backend.stop({ graceMs: num(process.env.SYMTRACE_WORKER_GRACE_MS, 5000) });
+      if (provider === "postgresql") await closeBoss(url);
+      await db.$disconnect();
+      log(`replay worker ${workerId} stopped`);
+      process.exit(0);
+    })().catch((e) => {
+      log(`replay worker ${workerId}: stop failed: ${(e as Error).message}`);
+      process.exit(1);
+    });
+  };
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+  process.on("SIGINT", () => shutdown("SIGINT"));
+}
+
+main().catch((e) => {
+  process.stderr.write(`replay worker failed: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
