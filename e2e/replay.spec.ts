@@ -22,7 +22,7 @@ function recordOrchestrator(): ReplayBundle {
   const out = path.join(mkdtempSync(path.join(os.tmpdir(), "e2e-rec-")), "rec.bundle.json");
   const r = spawnSync(
     process.execPath,
-    ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "cli/symtrace.ts", "record", "--out", out, "--upstream", LLM, "--tool-upstream", TOOLS, "--id", `e2e/rec-${randomUUID()}`, "--", "node", "--import", "tsx", "mas/orchestrator.ts"],
+    ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "cli/symtrace.ts", "record", "--out", out, "--upstream", LLM, "--tool-upstream", TOOLS, "--id", `e2e/rec-${randomUUID()}`, "--task", "What does entry to Hilltop Gardens cost for 2 adults and 3 children, and what are its Saturday opening hours?", "--", "node", "--import", "tsx", "mas/orchestrator.ts"],
     { cwd: ROOT, encoding: "utf8", timeout: 120_000, env: { ...process.env, SYMTRACE_TASK: "What does entry to Hilltop Gardens cost for 2 adults and 3 children, and what are its Saturday opening hours?" } },
   );
   if (r.status !== 0) throw new Error(`record failed (${r.status}): ${r.stdout} ${r.stderr}`);
@@ -46,6 +46,7 @@ async function startReplay(page: Page, bundleId: string, nodeId: string) {
   await dialog.getByLabel("Guidance").fill("Check the family ticket before computing the total.");
   await dialog.getByRole("button", { name: "Start replay" }).click();
   await expect(dialog).toHaveCount(0);
+  await page.getByRole("tab", { name: "Replays" }).click();
   const runs = page.getByTestId("replay-runs");
   await expect(runs.locator("li").first()).toBeVisible();
   return runs.locator("li").first();

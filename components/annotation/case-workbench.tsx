@@ -107,6 +107,7 @@ export function CaseWorkbench({
       marks={marks}
       onQuote={canQuote ? onQuote : undefined}
       onReplay={canReplay ? setReplayNode : undefined}
+      defaultTab={mode === "annotate" ? "annotate" : mode === "adjudicate" ? "adjudicate" : "node"}
     />
     {replayNode ? (
       <ReplayDialog

@@ -30,6 +30,7 @@ export function Inspector({
   marks,
   onQuote,
   onReplay,
+  defaultTab = "node",
 }: {
   bundleId: string;
   nodes: GraphNodeLite[];
@@ -43,6 +44,8 @@ export function Inspector({
   onQuote?: (nodeId: string, quote: string) => void;
   /** When set, the node panel offers "Replay from here". */
   onReplay?: (nodeId: string) => void;
+  /** The side tab open at first ("node" unless given). */
+  defaultTab?: string;
 }) {
   const caseKey = encodeURIComponent(bundleId);
   const [selectedId, setSelectedId] = useState<string | null>(initialNodeId ?? nodes[0]?.id ?? null);
@@ -53,7 +56,7 @@ export function Inspector({
   const [mode, setMode] = useState<"lanes" | "layered">("lanes");
   const [fitSignal, setFitSignal] = useState(0);
   const [centreSignal, setCentreSignal] = useState(0);
-  const [tab, setTab] = useState<string>(sideTabs[0]?.id ?? "node");
+  const [tab, setTab] = useState<string>(defaultTab);
   const searchRef = useRef<HTMLInputElement>(null);
   // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft
   // navigation: follow it (adjusting state during render, not in an effect).

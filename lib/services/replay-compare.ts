@@ -21,6 +21,11 @@ export interface CompareRow {
  * @param boundaryNodeId the node where the guidance was applied
  */
 export function compareReplay(source: ReplayBundle, replay: ReplayBundle, boundaryNodeId: string | null): CompareRow[] {
+  // The boundary call runs live, so in the replay it is a new node: the record at the parent's
+  // boundarySeq names it (lib/replay keeps prefix ids and numbers live nodes after them).
+  const parent = (replay.parent ?? null) as { boundarySeq?: number } | null;
+  const interventionId =
+    parent && typeof parent.boundarySeq === "number" ? (replay.records.find((r) => r.seq === parent.boundarySeq)?.nodeId ?? boundaryNodeId) : boundaryNodeId;
   const srcById = new Map(source.graph.nodes.map((n) => [n.id, n]));
   const repById = new Map(replay.graph.nodes.map((n) => [n.id, n]));
   const lite = (n: { id: string; type: string; label?: string | null }) => ({ id: n.id, type: n.type, label: n.label ?? null });
@@ -28,15 +33,16 @@ export function compareReplay(source: ReplayBundle, replay: ReplayBundle, bounda
   for (const id of replay.order) {
     const r = repById.get(id)!;
     const s = srcById.get(id);
-    if (!s) rows.push({ kind: "new", source: null, replay: lite(r), diff: [] });
-    else if (s.contentHash === r.contentHash && id !== boundaryNodeId) rows.push({ kind: "prefix", source: lite(s), replay: lite(r), diff: [] });
+    if (id === interventionId && !s) rows.push({ kind: "intervention", source: boundaryNodeId && srcById.get(boundaryNodeId) ? lite(srcById.get(boundaryNodeId)!) : null, replay: lite(r), diff: boundaryNodeId && srcById.get(boundaryNodeId) ? pointerDiff(srcById.get(boundaryNodeId)!.content, r.content).map((x) => ({ path: x.path, op: x.op, expected: x.expected, actual: x.actual })) : [] });
+    else if (!s) rows.push({ kind: "new", source: null, replay: lite(r), diff: [] });
+    else if (s.contentHash === r.contentHash && id !== interventionId) rows.push({ kind: "prefix", source: lite(s), replay: lite(r), diff: [] });
     else {
       const d = pointerDiff(s.content, r.content).map((x) => ({ path: x.path, op: x.op, expected: x.expected, actual: x.actual }));
-      rows.push({ kind: id === boundaryNodeId ? "intervention" : "changed", source: lite(s), replay: lite(r), diff: d });
+      rows.push({ kind: id === interventionId ? "intervention" : "changed", source: lite(s), replay: lite(r), diff: d });
     }
   }
   for (const id of source.order) {
-    if (!repById.has(id)) rows.push({ kind: "source-only", source: lite(srcById.get(id)!), replay: null, diff: [] });
+    if (!repById.has(id) && id !== (interventionId !== boundaryNodeId ? boundaryNodeId : null)) rows.push({ kind: "source-only", source: lite(srcById.get(id)!), replay: null, diff: [] });
   }
   return rows;
 }

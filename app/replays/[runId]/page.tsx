@@ -48,7 +48,8 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
       if (!r.replay) continue;
       marks[r.replay.id] = [r.kind === "prefix" ? "✓ prefix" : r.kind === "intervention" ? "Δ" : r.kind === "new" ? "new" : "changed"];
     }
-    graphView = <ReplayGraph bundleId={result.id} graph={compactGraph(g.nodes, g.edges)} marks={marks} initialNodeId={run.boundaryNodeId ?? run.targetNodeId} />;
+    const focus = rows.find((r) => r.kind === "intervention")?.replay?.id ?? run.boundaryNodeId ?? run.targetNodeId;
+    graphView = <ReplayGraph bundleId={result.id} graph={compactGraph(g.nodes, g.edges)} marks={marks} initialNodeId={focus} />;
   } else if (div) {
     const g = await getCaseGraph(db, { caseId: run.sourceCaseId });
     const at = div.nodeId && g.nodes.some((n) => n.id === div.nodeId) ? div.nodeId : run.targetNodeId;
