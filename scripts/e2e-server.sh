@@ -3,8 +3,16 @@
 # shared samples by the real scripts, then the production build served on 127.0.0.1:$1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-file="${DATABASE_URL#file:}"
-rm -f "$file" "$file-journal" "$file-wal" "$file-shm"
+case "$DATABASE_URL" in
+  postgres*)
+    # PostgreSQL: an emptied database; replays go through pg-boss to two worker processes.
+    npm run -s db:reset >/dev/null
+    ;;
+  *)
+    file="${DATABASE_URL#file:}"
+    rm -f "$file" "$file-journal" "$file-wal" "$file-shm"
+    ;;
+esac
 npm run -s db:seed >/dev/null
 # "Replay from here" goes to a local scripted model and the reference tool server (test support:
 # scripted answers, no real model), started beside the app and stopped with it.
@@ -15,6 +23,16 @@ STACK_PID=$!
 trap 'kill $STACK_PID 2>/dev/null' EXIT
 export SYMTRACE_REPLAY_UPSTREAM="http://127.0.0.1:$LLM_PORT/v1"
 export SYMTRACE_REPLAY_TOOL_UPSTREAM="http://127.0.0.1:$TOOL_PORT"
+case "$DATABASE_URL" in
+  postgres*)
+    export SYMTRACE_EMBEDDED_WORKER=0
+    node --disable-warning=ExperimentalWarning --experimental-wasm-modules --import tsx scripts/worker.ts 2>>"${E2E_WORKER_LOG:-/dev/null}" &
+    W1=$!
+    node --disable-warning=ExperimentalWarning --experimental-wasm-modules --import tsx scripts/worker.ts 2>>"${E2E_WORKER_LOG:-/dev/null}" &
+    W2=$!
+    trap 'kill $STACK_PID $W1 $W2 2>/dev/null' EXIT
+    ;;
+esac
 # The tests sign in many users from one address: no per-IP sign-in rate limit here.
 export SYMTRACE_AUTH_RATE_LIMIT=0
 npx next start -p "$1" -H 127.0.0.1

@@ -32,6 +32,11 @@ npx next build
 step "e2e (Playwright, Debian chromium, real app, real SQLite database)"
 PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json
 
+step "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
+bash scripts/start-postgres.sh symtrace_ci_e2e
+E2E_DATABASE_URL=$PG/symtrace_ci_e2e E2E_PORT=3220 E2E_LLM_PORT=3293 E2E_TOOL_PORT=3294 \
+  PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-pg.json npx playwright test e2e/replay.spec.ts --reporter=list,json
+
 node -e '
 const fs = require("fs");
 let passed = 0, failed = 0, skipped = 0;
@@ -39,8 +44,10 @@ for (const f of [".test-reports/vitest.json", ".test-reports/vitest-pg.json"]) {
   const r = JSON.parse(fs.readFileSync(f, "utf8"));
   passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);
 }
-const p = JSON.parse(fs.readFileSync(".test-reports/playwright.json", "utf8")).stats;
-passed += p.expected; failed += p.unexpected + p.flaky; skipped += p.skipped;
+for (const f of [".test-reports/playwright.json", ".test-reports/playwright-pg.json"]) {
+  const p = JSON.parse(fs.readFileSync(f, "utf8")).stats;
+  passed += p.expected; failed += p.unexpected + p.flaky; skipped += p.skipped;
+}
 console.log(`\nall tests: ${passed} passed, ${failed} failed` + (skipped ? `, ${skipped} skipped` : ""));
 process.exit(failed ? 1 : 0);
 '
