@@ -280,6 +280,12 @@ export class ReplayWorker {
           dirty = true;
         },
       });
+      // The outcome of the replayed run, when an evaluator command is configured.
+      if (result.status === "completed") {
+        const { evaluateReplay } = await import("../services/replay-evaluate");
+        const outcome = await evaluateReplay(result.bundle, process.env.SYMTRACE_REPLAY_EVALUATOR);
+        if (outcome) result = { ...result, bundle: { ...result.bundle, outcome } };
+      }
     } catch (e) {
       result = { status: "failed", error: errorText(e), verified: progress.verified };
     } finally {

@@ -14,6 +14,10 @@ import { ReplayCompareTable } from "@/components/replay/replay-compare-table";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay" };
 
+function outcomeText(passed: boolean | null | undefined): string {
+  return passed === true ? "passed" : passed === false ? "failed" : "unknown";
+}
+
 interface Divergence {
   seq?: number;
   nodeId?: string | null;
@@ -87,6 +91,12 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
           {new Date(run.createdAt).toLocaleString()}
         </p>
         <p className="trace-text rounded bg-slate-50 p-2 font-mono text-xs">Δ {run.guidance || "(no guidance)"}</p>
+        {result ? (
+          <p data-testid="replay-outcome">
+            Outcome: source {outcomeText(source.outcome?.passed)} → replay {outcomeText(result.outcome?.passed)}
+            {result.outcome?.evaluator ? <span className="text-slate-500"> (evaluator: {String(result.outcome.evaluator)})</span> : <span className="text-slate-500"> (no evaluator configured: set SYMTRACE_REPLAY_EVALUATOR)</span>}
+          </p>
+        ) : null}
         {run.error ? <p className="text-red-700">{run.error.message}</p> : null}
         {div ? (
           <div className="rounded border border-red-200 bg-red-50 p-2 text-xs" data-testid="divergence-report">

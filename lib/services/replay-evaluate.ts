@@ -1,0 +1,64 @@
+/**
+ * Outcome of a replayed run (issue 7 result view: "outcome if an evaluator command is
+ * configured"). SYMTRACE_REPLAY_EVALUATOR is a shell command run once per completed replay with
+ *   SYMTRACE_TASK    the task prompt
+ *   SYMTRACE_FINAL   the run's final answer as JSON (content of its final_result node, or null)
+ *   SYMTRACE_BUNDLE  path of a file holding the replay bundle
+ * Exit 0 = passed, exit 1 = failed, anything else = evaluator error (outcome left unknown).
+ * Its stdout, when JSON, becomes `outcome.details`. Never throws.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { ReplayBundle } from "../bundle";
+
+export type ReplayOutcome = {
+  passed: boolean | null;
+  evaluator: string;
+  details: unknown;
+};
+
+/**
+ * @param command the evaluator shell command (null/empty: no evaluation → null)
+ * @returns the outcome to store on the bundle, or null when no evaluator is configured
+ */
+export async function evaluateReplay(bundle: ReplayBundle, command: string | null | undefined, o: { timeoutMs?: number } = {}): Promise<ReplayOutcome | null> {
+  if (!command?.trim()) return null;
+  const finalNode = [...bundle.graph.nodes].reverse().find((n) => n.type === "final_result");
+  const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-eval-"));
+  const file = path.join(dir, "bundle.json");
+  writeFileSync(file, JSON.stringify(bundle));
+  try {
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(command, {
+        shell: true,
+        env: { ...process.env, SYMTRACE_TASK: bundle.task.prompt, SYMTRACE_FINAL: JSON.stringify(finalNode?.content ?? null), SYMTRACE_BUNDLE: file },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let out = "";
+      let err = "";
+      child.stdout.on("data", (d) => (out += String(d)));
+      child.stderr.on("data", (d) => (err += String(d)));
+      const t = setTimeout(() => child.kill("SIGKILL"), o.timeoutMs ?? 60_000);
+      child.on("close", (c) => {
+        clearTimeout(t);
+        resolve({ code: c, stdout: out, stderr: err });
+      });
+      child.on("error", (e) => {
+        clearTimeout(t);
+        resolve({ code: null, stdout: "", stderr: e.message });
+      });
+    });
+    let details: unknown = stdout.trim() || null;
+    try {
+      details = stdout.trim() ? JSON.parse(stdout) : null;
+    } catch {
+      /* plain text details */
+    }
+    if (code === 0 || code === 1) return { passed: code === 0, evaluator: command, details };
+    return { passed: null, evaluator: command, details: { error: `evaluator exited with ${code ?? "an error"}`, stderr: stderr.slice(-2000) } };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
