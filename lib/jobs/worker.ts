@@ -9,6 +9,7 @@
  * → finishRun. On stop(): no new claims; the current run gets `graceMs` to finish, then its signal
  * fires (reason "shutdown") and it is marked interrupted (retryable).
  */
+import { evaluateReplay } from "../services/replay-evaluate";
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Db } from "../db/client";
@@ -282,7 +283,6 @@ export class ReplayWorker {
       });
       // The outcome of the replayed run, when an evaluator command is configured.
       if (result.status === "completed") {
-        const { evaluateReplay } = await import("../services/replay-evaluate");
         const outcome = await evaluateReplay(result.bundle, process.env.SYMTRACE_REPLAY_EVALUATOR);
         if (outcome) result = { ...result, bundle: { ...result.bundle, outcome } };
       }
