@@ -113,7 +113,8 @@ export async function recordCommand(args: string[]): Promise<Result> {
     checkUrl(opts["--upstream"], "--upstream");
     checkUrl(opts["--tool-upstream"], "--tool-upstream");
     if (opts["--task"] !== undefined && opts["--task-file"] !== undefined) throw new BadInput("give --task or --task-file, not both", "--task");
-    let task: ReplayBundle["task"] = { prompt: opts["--task"] ?? "" };
+    // Without --task, the task the MAS itself will read (SYMTRACE_TASK), so the bundle names it.
+    let task: ReplayBundle["task"] = { prompt: opts["--task"] ?? process.env.SYMTRACE_TASK ?? "" };
     if (opts["--task-file"]) {
       let v: unknown;
       try {

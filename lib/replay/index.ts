@@ -21,6 +21,6 @@ export { pointerDiff, describeDiff, resolvePointer } from "./diff";
 export type { PointerDiff } from "./diff";
 export { appendGuidance, assembleStream, assistantOf, formatSseEvent, isStreamedResponse, namedToolCalls, GUIDANCE_ROLE } from "./openai";
 export type { AssistantMessage, SseEvent, StreamedResponse } from "./openai";
-export { TraceBuilder, RECORDER_ID, llmCallContent, agentActionContent, toolCallContent, toolResultContent, taskNodeContent } from "./trace";
+export { TraceBuilder, RECORDER_ID, agentOfRequest, llmCallContent, agentActionContent, toolCallContent, toolResultContent, taskNodeContent } from "./trace";
 export type { BoundaryOutcome, OpenEvent, TraceBuilderOptions } from "./trace";
 export { fastCanonicalJson, fastHash } from "./canonical";

@@ -426,3 +426,17 @@ describe("fastCanonicalJson (replay hot path)", () => {
     expect(() => fastCanonicalJson(undefined)).toThrow();
   });
 });
+
+describe("agentOfRequest (agent names of recorded nodes)", () => {
+  test.each([
+    [{ messages: [{ role: "system", content: "You are the Orchestrator of a team." }] }, "Orchestrator"],
+    [{ messages: [{ role: "system", content: "You are a Researcher." }] }, "Researcher"],
+    [{ messages: [{ role: "system", name: "WebSurfer", content: "Browse." }] }, "WebSurfer"],
+    [{ messages: [{ role: "user", content: "You are the Judge" }] }, null],
+    [{ messages: [{ role: "system", content: "be concise" }] }, null],
+    [null, null],
+  ])("%j -> %s", async (req, expected) => {
+    const { agentOfRequest } = await import("./index");
+    expect(agentOfRequest(req)).toBe(expected);
+  });
+});

@@ -53,6 +53,21 @@ export function llmCallContent(request: unknown, requestHash: string, outcome: B
   };
 }
 
+/**
+ * The agent making an LLM request, read from the request itself (the proxy sees no other
+ * identity): the system message's `name`, else its opening "You are [the|a|an] <Name>".
+ * @returns the agent name, or null when the request does not say
+ */
+export function agentOfRequest(request: unknown): string | null {
+  const msgs = isRec(request) && Array.isArray(request.messages) ? request.messages : [];
+  const sys = msgs.find((m): m is Rec => isRec(m) && (m.role === "system" || m.role === "developer"));
+  if (!sys) return null;
+  if (typeof sys.name === "string" && sys.name.trim()) return sys.name.trim();
+  const text = typeof sys.content === "string" ? sys.content : Array.isArray(sys.content) ? sys.content.map((p) => (isRec(p) && typeof p.text === "string" ? p.text : "")).join(" ") : "";
+  const m = /^\s*You are (?:the |an? )?([A-Z][A-Za-z0-9_-]*)/.exec(text);
+  return m ? m[1] : null;
+}
+
 /** `content` of the agent_action node of an LLM response: the assistant message, or null if none. */
 export function agentActionContent(response: unknown): AssistantMessage | null {
   return assistantOf(response)?.message ?? null;
@@ -159,7 +174,8 @@ export class TraceBuilder {
   beginLlm(request: unknown, meta: Rec = {}): OpenEvent {
     const id = this.nextId("llm_call");
     const r = isRec(request) ? request : {};
-    this.add({ id, type: "llm_call", label: typeof r.model === "string" ? `${r.model} call` : "LLM call", content: null });
+    const agent = agentOfRequest(request);
+    this.add({ id, type: "llm_call", ...(agent ? { agent } : {}), label: typeof r.model === "string" ? `${r.model} call` : "LLM call", content: null });
     if (this.llmCount === 0 && this.firstLlmDeps) {
       for (const d of this.firstLlmDeps) this.edge(d.from, id, d.kind);
     } else {
@@ -189,7 +205,8 @@ export class TraceBuilder {
     const aid = this.nextId("agent_action");
     const calls = namedToolCalls(message);
     const label = message.content ? short(message.content) : calls.length ? `calls ${calls.map((c) => c.name).join(", ")}` : "(empty message)";
-    this.add({ id: aid, type: "agent_action", label, content: message });
+    const agent = this.byId.get(ev.nodeId)?.agent;
+    this.add({ id: aid, type: "agent_action", ...(agent ? { agent } : {}), label, content: message });
     this.edge(ev.nodeId, aid, "data");
     this.lastAction = aid;
     const group = calls.length > 1 ? ev.nodeId : null;
@@ -215,6 +232,8 @@ export class TraceBuilder {
     const meta: Rec = {};
     if (p) {
       p.used = true;
+      const agent = this.byId.get(p.llmNodeId)?.agent;
+      if (agent) this.byId.get(id)!.agent = agent;
       this.edge(p.llmNodeId, id, "data");
       this.edge(p.actionNodeId, id, "control");
       if (p.group) meta.parallelGroup = p.group;
@@ -240,6 +259,8 @@ export class TraceBuilder {
       status: failed ? "error" : "success",
       ...(failed ? { error: outcome.error ?? { type: `http_${outcome.httpStatus}`, message: `tool returned HTTP ${outcome.httpStatus}` } } : {}),
     });
+    const agent = this.byId.get(ev.nodeId)?.agent;
+    if (agent) this.byId.get(id)!.agent = agent;
     this.edge(ev.nodeId, id, "data");
     this.unconsumed.push(id);
     return id;
