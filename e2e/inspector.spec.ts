@@ -83,6 +83,9 @@ test("search highlights matching nodes in the timeline and the graph; Enter jump
   await page.getByLabel("Search in this trace").press("Enter");
   const selected = await page.locator("[role=option][aria-selected=true]").getAttribute("data-node-id");
   await expect(row(page, selected!)).toHaveAttribute("data-match", "true");
+  // the hit is marked inside the node's content (as text)
+  await page.getByRole("tab", { name: "Node" }).click();
+  await expect(page.getByTestId("node-content").locator("[data-search-hit]").first()).toHaveText(/coordinates/i);
 });
 
 test("a 4,001-node trace opens, renders only what is in view, and stays usable", async ({ page }) => {

@@ -55,7 +55,7 @@ export function CaseHeader({ c, finalized = false, blind = false }: { c: CaseHea
       </dl>
       <div>
         <h2 className="text-xs font-semibold uppercase text-slate-500">Task</h2>
-        <p className="trace-text mt-1 max-h-48 overflow-auto text-sm" data-testid="task-prompt">
+        <p className="trace-text mt-1 max-h-24 overflow-auto text-sm" data-testid="task-prompt">
           {c.header.task.prompt}
         </p>
       </div>

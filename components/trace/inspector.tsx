@@ -274,7 +274,7 @@ export function Inspector({
           <div className="min-h-0 flex-1 overflow-auto">
             {tab === "node" || !sideTabs.some((t) => t.id === tab) ? (
               selectedId ? (
-                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} onReplay={onReplay} />
+                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} onReplay={onReplay} highlight={activeMatches.length ? query : undefined} />
               ) : (
                 <p className="p-4 text-sm text-slate-500">Select a node.</p>
               )

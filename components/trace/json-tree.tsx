@@ -1,6 +1,6 @@
 "use client";
 
-import { memo, useState } from "react";
+import { createContext, memo, useContext, useState } from "react";
 
 const LONG_STRING = 2_000;
 const MANY_ITEMS = 200;
@@ -11,17 +11,45 @@ const MANY_ITEMS = 200;
  * responsive.
  * @param expandDepth levels open at first (0 = all collapsed)
  */
-export function JsonTree({ value, expandDepth = 2, label }: { value: unknown; expandDepth?: number; label?: string }) {
+export function JsonTree({ value, expandDepth = 2, label, highlight }: { value: unknown; expandDepth?: number; label?: string; highlight?: string }) {
+  const q = highlight?.trim() ?? "";
   return (
-    <div className="font-mono text-xs leading-5" role="tree" aria-label={label ?? "JSON"}>
-      <JsonNode name={null} value={value} depth={0} expandDepth={expandDepth} />
-    </div>
+    <HighlightContext.Provider value={q.length >= 2 ? q : ""}>
+      <div className="font-mono text-xs leading-5" role="tree" aria-label={label ?? "JSON"}>
+        <JsonNode name={null} value={value} depth={0} expandDepth={expandDepth} />
+      </div>
+    </HighlightContext.Provider>
   );
+}
+
+/** The search text to mark inside strings ("" = none). */
+const HighlightContext = createContext("");
+
+/** `text` with every case-insensitive occurrence of `q` wrapped in <mark> (React text nodes, never HTML). */
+function Marked({ text, q }: { text: string; q: string }) {
+  if (!q) return <>{text}</>;
+  const lower = text.toLowerCase();
+  const needle = q.toLowerCase();
+  const parts: React.ReactNode[] = [];
+  let from = 0;
+  for (let i = lower.indexOf(needle); i >= 0; i = lower.indexOf(needle, i + needle.length)) {
+    if (i > from) parts.push(text.slice(from, i));
+    parts.push(
+      <mark key={i} className="rounded bg-amber-300 px-0.5" data-search-hit>
+        {text.slice(i, i + needle.length)}
+      </mark>,
+    );
+    from = i + needle.length;
+  }
+  parts.push(text.slice(from));
+  return <>{parts}</>;
 }
 
 const JsonNode = memo(function JsonNode({ name, value, depth, expandDepth }: { name: string | null; value: unknown; depth: number; expandDepth: number }) {
   const isObj = typeof value === "object" && value !== null;
-  const [open, setOpen] = useState(depth < expandDepth);
+  const q = useContext(HighlightContext);
+  const containsHit = !!q && isObj && JSON.stringify(value).toLowerCase().includes(q.toLowerCase());
+  const [open, setOpen] = useState(depth < expandDepth || (containsHit && depth < 6));
   const [all, setAll] = useState(false);
   const key = name !== null ? <span className="text-slate-500">{name}: </span> : null;
   if (!isObj) {
@@ -60,14 +88,23 @@ const JsonNode = memo(function JsonNode({ name, value, depth, expandDepth }: { n
 
 function Primitive({ value }: { value: unknown }) {
   const [all, setAll] = useState(false);
+  const q = useContext(HighlightContext);
   if (typeof value === "string") {
     const cut = !all && value.length > LONG_STRING;
+    // A long string cut for speed: still show where the search text occurs in it.
+    const hitAt = q ? value.toLowerCase().indexOf(q.toLowerCase(), LONG_STRING) : -1;
+    const excerpt = cut && hitAt >= 0 ? value.slice(Math.max(LONG_STRING, hitAt - 300), hitAt + q.length + 300) : null;
     return (
       <span className="trace-text text-emerald-800">
-        &quot;{cut ? value.slice(0, LONG_STRING) : value}
+        &quot;<Marked text={cut ? value.slice(0, LONG_STRING) : value} q={q} />
         {cut ? (
           <>
             …&quot;{" "}
+            {excerpt !== null ? (
+              <span className="block border-l-2 border-amber-400 pl-2 text-slate-700">
+                … at character {hitAt.toLocaleString("en")}: <Marked text={excerpt} q={q} /> …
+              </span>
+            ) : null}
             <button type="button" className="font-sans text-blue-700 underline" onClick={() => setAll(true)}>
               show all {value.length.toLocaleString("en")} chars
             </button>

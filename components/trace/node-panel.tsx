@@ -22,7 +22,9 @@ export function NodePanel({
   onSelect,
   onQuote,
   onReplay,
+  highlight,
 }: {
+  highlight?: string;
   caseKey: string;
   nodeId: string;
   onSelect: (id: string) => void;
@@ -109,7 +111,7 @@ export function NodePanel({
       ) : null}
       <Section title="Content">
         <div data-testid="node-content">
-          <JsonTree value={node.content} expandDepth={depth} label="content" />
+          <JsonTree value={node.content} expandDepth={depth} label="content" highlight={highlight} />
         </div>
       </Section>
       {node.records.map((r) => (

@@ -96,8 +96,9 @@ const TimelineRow = memo(function TimelineRow({
         ))}
         {isMatch ? <span className="ml-auto rounded bg-amber-300 px-1 text-[10px] font-semibold">match</span> : null}
       </span>
-      <span className="truncate pl-9.5 text-slate-800" title={n.label ?? n.id}>
+      <span className="truncate pl-9.5 text-slate-800" title={`${n.id}: ${n.label ?? ""}`}>
         {n.label ?? n.id}
+        {n.label ? <span className="ml-2 font-mono text-[10px] text-slate-400">{n.id}</span> : null}
       </span>
     </div>
   );
