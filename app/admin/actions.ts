@@ -2,7 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
-import { assignCases, getDb, listCases, reopenAnnotation, upsertUser, UserInputError, WorkflowError } from "@/lib/db";
+import { assignCases, getDb, listCases, removeAssignment, reopenAnnotation, upsertUser, UserInputError, WorkflowError } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
 
 export type ActionState = { ok?: string; error?: string; values?: Record<string, string>; preview?: { matched: number; caseIds: string[] } };
@@ -73,5 +73,17 @@ export async function reopenAction(_prev: ActionState, form: FormData): Promise<
     return { ok: a?.kind === "initial" && a.case.finalAnnotationId ? "Reopened. Note: the case stays finalized; its final was adjudicated from the earlier version." : "Reopened." };
   } catch (e) {
     return { error: e instanceof WorkflowError ? e.message : "could not reopen" };
+  }
+}
+
+/** Remove an assignment that has not been submitted. */
+export async function removeAssignmentAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  const admin = await requireViewer("admin");
+  try {
+    await removeAssignment(getDb(), admin, { assignmentId: String(form.get("assignmentId") ?? "") });
+    revalidatePath("/admin");
+    return { ok: "Removed." };
+  } catch (e) {
+    return { error: e instanceof WorkflowError ? e.message : "could not remove" };
   }
 }

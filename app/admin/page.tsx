@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
-import { getDb, listCaseFacets, listRecentAudit, listSubmittedAnnotations, listUsers } from "@/lib/db";
+import { getDb, listCaseFacets, listOpenAssignments, listRecentAudit, listSubmittedAnnotations, listUsers } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
-import { AssignForm, ReopenForm, UserForm } from "@/components/admin/admin-forms";
+import { AssignForm, RemoveAssignmentForm, ReopenForm, UserForm } from "@/components/admin/admin-forms";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
@@ -9,7 +9,13 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const admin = await requireViewer("admin");
   const db = getDb();
-  const [users, facets, submitted, audit] = await Promise.all([listUsers(db), listCaseFacets(db), listSubmittedAnnotations(db, admin), listRecentAudit(db, admin, { take: 150 })]);
+  const [users, facets, submitted, audit, open] = await Promise.all([
+    listUsers(db),
+    listCaseFacets(db),
+    listSubmittedAnnotations(db, admin),
+    listRecentAudit(db, admin, { take: 150 }),
+    listOpenAssignments(db, admin),
+  ]);
   const adjudicators = users.filter((u) => u.roles.includes("adjudicator"));
   return (
     <div className="grid gap-6 lg:grid-cols-2">
@@ -42,6 +48,21 @@ export default async function AdminPage() {
             ))}
           </tbody>
         </table>
+      </section>
+      <section className="rounded border border-slate-200 bg-white p-4">
+        <h2 className="mb-3 font-semibold">Open assignments</h2>
+        <ul className="flex max-h-96 flex-col gap-1 overflow-auto text-xs" data-testid="open-assignments">
+          {open.map((a) => (
+            <li key={a.id} className="flex flex-wrap items-center gap-2 border-b border-slate-100 pb-1">
+              <span className="font-mono">{a.bundleId}</span>
+              <span>{a.role}</span>
+              <span className="text-slate-500">{a.email}</span>
+              <span className="text-slate-400">{a.status.replace("_", " ")}</span>
+              <RemoveAssignmentForm assignmentId={a.id} />
+            </li>
+          ))}
+          {open.length === 0 ? <li className="text-slate-500">none</li> : null}
+        </ul>
       </section>
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-3 font-semibold">Submitted annotations</h2>

@@ -1,7 +1,7 @@
 "use client";
 
 import { useActionState } from "react";
-import { assignByFilterAction, reopenAction, upsertUserAction, type ActionState } from "@/app/admin/actions";
+import { assignByFilterAction, removeAssignmentAction, reopenAction, upsertUserAction, type ActionState } from "@/app/admin/actions";
 import { datasetName } from "@/components/trace/case-filters";
 
 function Result({ s }: { s: ActionState }) {
@@ -133,6 +133,20 @@ export function ReopenForm({ annotationId }: { annotationId: string }) {
       <input name="reason" required placeholder="reason" className="w-32 rounded border border-slate-300 px-1 py-0.5" aria-label="Reason to reopen" />
       <button type="submit" disabled={pending} className="rounded border border-slate-300 px-2 py-0.5">
         Reopen
+      </button>
+      <Result s={s} />
+    </form>
+  );
+}
+
+/** Remove one open (not submitted) assignment. */
+export function RemoveAssignmentForm({ assignmentId }: { assignmentId: string }) {
+  const [s, action, pending] = useActionState(removeAssignmentAction, {});
+  return (
+    <form action={action} className="flex items-center gap-1">
+      <input type="hidden" name="assignmentId" value={assignmentId} />
+      <button type="submit" disabled={pending} className="rounded border border-slate-300 px-2 py-0.5 text-red-700">
+        Remove
       </button>
       <Result s={s} />
     </form>

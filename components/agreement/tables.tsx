@@ -230,6 +230,10 @@ export function MadTable({
         </span>{" "}
         on <span data-testid="mad-items">{mad.pooled.items}</span> items ({landisKoch(mad.pooled.kappa)}); {mad.pooled.unanimous} unanimous.
       </p>
+      <p className="text-xs text-slate-500">
+        Modes are listed by their full text: MAD&apos;s rounds use three taxonomy versions whose codes mean different things (e.g. 1.1 is &ldquo;Poor task
+        constraint compliance&rdquo; in round 1 and &ldquo;Disobey Task Specification&rdquo; in the final MAST), so the same code can appear twice.
+      </p>
       <p className="text-xs text-amber-800" data-testid="mad-excluded">
         {mad.pooled.excluded.count} item(s) excluded because a rating is missing (NaN in the data):{" "}
         {mad.pooled.excluded.items.map((i) => `${i.trace} · ${i.mode.split("\n")[0].trim()}`).join("; ") || "none"}

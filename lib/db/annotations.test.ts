@@ -5,7 +5,7 @@ import { parseJsonText, type ReplayBundle } from "../bundle";
 import type { AnnotationFields, Viewer } from "../annotation";
 import type { DbHandle } from "./client";
 import { importCase } from "./cases";
-import { assignCases, finalizeCase, getCaseAnnotationsFor, reopenAnnotation, saveDraft, submitInitial, WorkflowError } from "./annotations";
+import { assignCases, finalizeCase, getCaseAnnotationsFor, removeAssignment, reopenAnnotation, saveDraft, submitInitial, WorkflowError } from "./annotations";
 import { upsertUser } from "./users";
 import { freshTestDb } from "./test-db";
 
@@ -131,5 +131,21 @@ describe(`annotation workflow in lib/db (${process.env.TEST_DATABASE_URL ? "Post
     await saveDraft(h.db, a[0], { caseId, kind: "initial", version: again.version, fields: f({ rationale: "fixed" }) });
     const ev = await h.db.auditEvent.findFirstOrThrow({ where: { caseId, action: "annotation.reopen" } });
     expect(JSON.parse(ev.dataJson).reason).toBe("wrong node");
+  });
+});
+
+describe("removing assignments", () => {
+  test("an admin removes an open assignment with its draft; submitted ones stay", async () => {
+    const { caseId, a, admin } = await setup();
+    await saveDraft(h.db, a[0], { caseId, kind: "initial", version: 0, fields: f() });
+    const asg = await h.db.assignment.findFirstOrThrow({ where: { caseId, userId: a[0].id } });
+    await expect(removeAssignment(h.db, a[0], { assignmentId: asg.id })).rejects.toMatchObject({ status: 403 });
+    await removeAssignment(h.db, admin, { assignmentId: asg.id });
+    expect(await h.db.assignment.count({ where: { id: asg.id } })).toBe(0);
+    expect(await h.db.annotation.count({ where: { caseId, userId: a[0].id } })).toBe(0);
+    await submitAll(caseId, [a[1]], [f()]);
+    const done = await h.db.assignment.findFirstOrThrow({ where: { caseId, userId: a[1].id } });
+    await expect(removeAssignment(h.db, admin, { assignmentId: done.id })).rejects.toMatchObject({ status: 409 });
+    expect(await h.db.auditEvent.count({ where: { caseId, action: "assignment.remove" } })).toBe(1);
   });
 });

@@ -493,3 +493,35 @@ export async function listRecentAudit(db: Db, actor: Viewer, o: { take?: number 
     };
   });
 }
+
+/**
+ * Admin: remove an assignment that has not been submitted (the annotator's draft for that case
+ * goes with it). Submitted work is never removed: reopen it instead.
+ * @throws WorkflowError 403 (not admin), 404, 409 (already submitted)
+ */
+export async function removeAssignment(db: Db, actor: Viewer, o: { assignmentId: string }): Promise<void> {
+  if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can remove an assignment");
+  await db.$transaction(async (tx) => {
+    const a = await tx.assignment.findUnique({ where: { id: o.assignmentId } });
+    if (!a) throw new WorkflowError(404, "no such assignment");
+    if (a.status === "submitted") throw new WorkflowError(409, "this assignment is submitted; reopen the annotation instead of removing it");
+    const kind = a.role === "adjudicator" ? "final" : "initial";
+    const draft = await tx.annotation.findUnique({ where: { caseId_userId_kind: { caseId: a.caseId, userId: a.userId, kind } } });
+    if (draft?.status === "submitted") throw new WorkflowError(409, "this annotation is submitted; reopen it instead");
+    if (draft) await tx.annotation.delete({ where: { id: draft.id } });
+    await tx.assignment.delete({ where: { id: a.id } });
+    await audit(tx, { actorId: actor.id, action: "assignment.remove", entityType: "assignment", entityId: a.id, caseId: a.caseId, data: { userId: a.userId, role: a.role, status: a.status, draftRemoved: !!draft } });
+  });
+}
+
+/** Admin: assignments not yet submitted, oldest first (for removal). */
+export async function listOpenAssignments(db: Db, actor: Viewer, o: { take?: number } = {}) {
+  if (!hasRole(actor, "admin")) throw new WorkflowError(403, "admins only");
+  const rows = await db.assignment.findMany({
+    where: { status: { not: "submitted" } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: o.take ?? 100,
+    include: { user: { select: { email: true } }, case: { select: { bundleId: true } } },
+  });
+  return rows.map((a) => ({ id: a.id, role: a.role, status: a.status, bundleId: a.case.bundleId, email: a.user.email }));
+}
