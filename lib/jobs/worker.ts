@@ -165,6 +165,11 @@ export class ReplayWorker {
     if (this.stopping) return false;
     const row = await claimRun(this.db, runId, this.id);
     if (!row) return false;
+    if (this.stopping) {
+      // Stop began while the claim was in flight: release the run at once.
+      await interruptRun(this.db, row.id, this.id, `worker ${this.id} shut down before starting the run`).catch(() => false);
+      return false;
+    }
     await this.track(row);
     return true;
   }
@@ -228,6 +233,13 @@ export class ReplayWorker {
       }
     }
     await this.loop?.catch(() => {});
+    // Whatever raced with the stop (a claim in flight, a late delivery): a worker that stops
+    // never leaves a run of its own "running".
+    const mine = await this.db.replayRun.findMany({ where: { status: "running", workerId: this.id }, select: { id: true } }).catch(() => []);
+    for (const r of mine) {
+      const ok = await interruptRun(this.db, r.id, this.id, `worker ${this.id} shut down mid-run`).catch(() => false);
+      if (ok) this.opts.log(`replay ${r.id} interrupted (worker shut down) [${this.id}]`);
+    }
   }
 
   private track(row: ClaimedRun): Promise<void> {
