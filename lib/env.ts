@@ -39,5 +39,5 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
 
 /** Absolute path of the shared folder (samples and fixtures). */
 export function sharedDir(env: Env = readEnv()): string {
-  return path.resolve(env.SYMTRACE_SHARED_DIR ?? path.join(process.cwd(), "../shared"));
+  return path.resolve(env.SYMTRACE_SHARED_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), "../shared"));
 }

@@ -35,4 +35,5 @@ case "$DATABASE_URL" in
 esac
 # The tests sign in many users from one address: no per-IP sign-in rate limit here.
 export SYMTRACE_AUTH_RATE_LIMIT=0
+export BETTER_AUTH_URL="${BETTER_AUTH_URL:-http://127.0.0.1:$1}"
 npx next start -p "$1" -H 127.0.0.1
