@@ -17,6 +17,7 @@
  * `{ error: { type: "symtrace_divergence" | "symtrace_prefix_verified", message } }`.
  */
 import http from "node:http";
+import { text as readText } from "node:stream/consumers";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createParser } from "eventsource-parser";
@@ -60,15 +61,6 @@ export interface BoundaryProxy {
   close(): Promise<void>;
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
 function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body ?? null);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
@@ -108,6 +100,15 @@ const trimSlash = (u: string) => u.replace(/\/+$/, "");
  * @returns their URLs, `idle()` and `close()`
  * @throws Error when a port cannot be bound
  */
+/** An upstream body as JSON, or `{ raw }` when it is not JSON (kept as received). */
+function jsonOrRaw(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { raw: text };
+  }
+}
+
 export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<BoundaryProxy> {
   const { session } = opts;
   let stopped = false;
@@ -185,12 +186,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       return;
     }
     const text = await up.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = { raw: text };
-    }
+    const body = jsonOrRaw(text);
     const error = up.status >= 400 ? { type: `http_${up.status}`, message: text.slice(0, 500) } : null;
     session.complete(step.ticket, { response: body, httpStatus: up.status, latencyMs: performance.now() - t0, error });
     if (typeof body === "object" && body !== null && "raw" in body) {
@@ -216,12 +212,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
         signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await up.text();
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        body = { raw: text };
-      }
+      const body = jsonOrRaw(text);
       session.complete(step.ticket, { response: body, httpStatus: up.status, latencyMs: performance.now() - t0, error: up.status >= 400 ? { type: `http_${up.status}`, message: text.slice(0, 500) } : null });
       sendJson(res, up.status, body);
     } catch (e) {
@@ -253,7 +244,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       if (req.method !== "POST") return apiError(res, 405, "method_not_allowed", "use POST");
       let body: unknown;
       try {
-        body = JSON.parse(await readBody(req));
+        body = JSON.parse(await readText(req));
       } catch {
         return apiError(res, 400, "invalid_request_error", "request body is not valid JSON");
       }
@@ -274,7 +265,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     void (async () => {
       const p = decodeURIComponent((req.url ?? "/").split("?")[0]).replace(/^\/+|\/+$/g, "");
       if (req.method !== "POST" || !p || p.includes("/")) return sendJson(res, 404, { status: "failed", error: { type: "UnknownRoute", message: "use POST <gateway>/<toolName> with JSON arguments" } });
-      const text = await readBody(req);
+      const text = await readText(req);
       let args: unknown;
       try {
         args = text.trim() ? JSON.parse(text) : {};

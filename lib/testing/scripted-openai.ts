@@ -22,6 +22,7 @@
  * `call_<n>_<i>`, `created` is a fixed epoch + n), so recorded responses are byte-stable.
  */
 import http from "node:http";
+import { text as readText } from "node:stream/consumers";
 import type { AddressInfo } from "node:net";
 
 /** One tool call as it appears in an assistant message (OpenAI wire shape). */
@@ -145,15 +146,6 @@ function apiError(res: http.ServerResponse, status: number, message: string, typ
   sendJson(res, status, { error: { message, type, param: null, code: null } });
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
 function completionJson(req: ChatRequest, r: Normalized, n: number) {
   const message: Record<string, unknown> = { role: "assistant", content: r.content, refusal: null };
   if (r.toolCalls.length > 0) message.tool_calls = r.toolCalls;
@@ -207,7 +199,7 @@ export async function startScriptedOpenAI(opts: ScriptedOpenAIOptions): Promise<
       }
       if (path !== "/v1/chat/completions") return apiError(res, 404, `unknown route ${req.method} ${path}`);
       if (req.method !== "POST") return apiError(res, 405, "use POST");
-      const raw = await readBody(req);
+      const raw = await readText(req);
       let body: ChatRequest;
       try {
         body = JSON.parse(raw) as ChatRequest;

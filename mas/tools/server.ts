@@ -15,6 +15,7 @@
  * `node --import tsx mas/tools/server.ts [port]` (prints the URL).
  */
 import http from "node:http";
+import { text as readText } from "node:stream/consumers";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -125,15 +126,6 @@ function send(res: http.ServerResponse, status: number, body: unknown) {
   res.end(text);
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
-  });
-}
-
 export async function startToolServer(opts: { port?: number; siteDir?: string } = {}): Promise<ToolServer> {
   const handlers = makeHandlers(loadSite(opts.siteDir));
   const calls: ToolCallRecord[] = [];
@@ -142,7 +134,7 @@ export async function startToolServer(opts: { port?: number; siteDir?: string } 
       const route = decodeURIComponent((req.url ?? "/").split("?")[0]).replace(/^\/+|\/+$/g, "");
       if (req.method === "GET" && route === "") return send(res, 200, { tools: Object.keys(handlers) });
       if (req.method !== "POST") return send(res, 405, { status: "failed", error: { type: "MethodNotAllowed", message: "use POST /<toolName>" } });
-      const raw = await readBody(req);
+      const raw = await readText(req);
       let args: unknown;
       try {
         args = raw.trim() === "" ? {} : JSON.parse(raw);
