@@ -4,7 +4,8 @@
  */
 import type { z } from "zod";
 import { bundleIdFromParam } from "./case-links";
-import { findCaseId, getDb, WorkflowError } from "./db";
+import { findCaseId, getDb, getRun, ReplayRunError, WorkflowError, type Db, type ReplayRunView } from "./db";
+import { mayReplay } from "./services/replay-access";
 import type { Role } from "./annotation";
 import { viewerForRequest, type SessionViewer } from "./session";
 import { formatJsonPath } from "./bundle";
@@ -29,6 +30,9 @@ export async function parseBody<T extends z.ZodType>(req: Request, schema: T): P
 
 /** Map a thrown error to a Response (WorkflowError keeps its status and field errors). */
 export function errorResponse(e: unknown): Response {
+  if (e instanceof ReplayRunError) {
+    return Response.json({ error: e.message }, { status: e.code === "not-found" ? 404 : e.code === "conflict" ? 409 : 400 });
+  }
   if (e instanceof WorkflowError) {
     return Response.json({ error: e.message, fieldErrors: e.fieldErrors, ...(e.current !== undefined ? { current: e.current } : {}) }, { status: e.status });
   }
@@ -57,4 +61,24 @@ export async function caseRoute(
   const caseId = await caseFromParam((await params).caseId);
   if (caseId instanceof Response) return caseId;
   return { viewer, caseId };
+}
+
+/** caseRoute for replay routes: also 403 unless the viewer may replay this case. */
+export async function replayCaseRoute(req: Request, params: Promise<{ caseId: string }>): Promise<{ viewer: SessionViewer; caseId: string; db: Db } | Response> {
+  const r = await caseRoute(req, params);
+  if (r instanceof Response) return r;
+  const db = getDb();
+  if (!(await mayReplay(db, r.viewer, r.caseId))) return Response.json({ error: "replays of this case are not available to you" }, { status: 403 });
+  return { ...r, db };
+}
+
+/** The start of a `/api/replays/<runId>` route: the viewer and the run, or 401/404. */
+export async function replayRunRoute(req: Request, params: Promise<{ runId: string }>): Promise<{ viewer: SessionViewer; run: ReplayRunView; db: Db } | Response> {
+  const viewer = await viewerForRequest(req);
+  if (viewer instanceof Response) return viewer;
+  const db = getDb();
+  const run = await getRun(db, (await params).runId);
+  // A run the viewer may not see is answered exactly like a missing one.
+  if (!run || !(await mayReplay(db, viewer, run.sourceCaseId))) return Response.json({ error: "no such replay" }, { status: 404 });
+  return { viewer, run, db };
 }

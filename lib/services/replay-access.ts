@@ -3,12 +3,16 @@
  * annotators only after submitting their own annotation of the case — and never anything that
  * would reveal others' work (the same rule as blindness, lib/annotation visibility).
  */
-import { hasRole, type Viewer } from "../annotation";
+import { canSeeOthersWork, hasRole, type CaseAccessState, type Viewer } from "../annotation";
 import { caseAccess, type Db } from "../db";
-import { canSeeOthersWork } from "../annotation";
 
-export async function mayReplay(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
-  const access = await caseAccess(db, viewer, caseId);
+/** The rule, given the viewer's relation to the case (e.g. from getCaseAnnotationsFor). */
+export function canReplay(viewer: Viewer, access: CaseAccessState): boolean {
   if (!canSeeOthersWork(viewer, access)) return false;
   return hasRole(viewer, "researcher", "adjudicator", "admin") || access.hasSubmittedInitial;
+}
+
+/** The rule, reading the viewer's relation to the case from the database. */
+export async function mayReplay(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
+  return canReplay(viewer, await caseAccess(db, viewer, caseId));
 }

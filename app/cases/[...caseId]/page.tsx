@@ -10,7 +10,7 @@ import { requireViewer } from "@/lib/session";
 import { CaseHeader } from "@/components/trace/case-header";
 import { ReferenceLabels } from "@/components/trace/reference-labels";
 import { CaseWorkbench, type WorkbenchMode } from "@/components/annotation/case-workbench";
-import { mayReplay } from "@/lib/services/replay-access";
+import { canReplay as canReplayCase } from "@/lib/services/replay-access";
 
 export const dynamic = "force-dynamic";
 
@@ -35,7 +35,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   let mode: WorkbenchMode = "view";
   if (ann.access.isAssignedAnnotator) mode = "annotate";
   else if (!ann.blind && viewer.roles.includes("adjudicator") && ann.initials.length >= 3 && !ann.final) mode = "adjudicate";
-  const canReplay = await mayReplay(db, viewer, c.id);
+  const canReplay = canReplayCase(viewer, ann.access);
   const ownFinal = mode === "adjudicate" ? await getOwnAnnotation(db, viewer, { caseId: c.id, kind: "final" }) : null;
 
   const qi = queue.findIndex((q) => q.caseId === c.id);

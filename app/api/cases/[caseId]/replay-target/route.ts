@@ -1,10 +1,9 @@
-import { caseRoute } from "@/lib/api";
-import { exportBundle, getDb, getCaseAnnotationsFor } from "@/lib/db";
+import { replayCaseRoute } from "@/lib/api";
+import { exportBundle, getCaseAnnotationsFor } from "@/lib/db";
 import { guidanceFromAnnotation } from "@/lib/annotation";
 import { replaySettings } from "@/lib/env";
 import { resolveTarget, TargetError } from "@/lib/replay";
 import { replayModeOf } from "@/lib/services/replay-exec";
-import { mayReplay } from "@/lib/services/replay-access";
 
 export const dynamic = "force-dynamic";
 
@@ -14,10 +13,9 @@ export const dynamic = "force-dynamic";
  * model from the settings, and guidance prefilled from the final (or the viewer's own) annotation.
  */
 export async function GET(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
-  const r = await caseRoute(req, ctx.params);
+  const r = await replayCaseRoute(req, ctx.params);
   if (r instanceof Response) return r;
-  const db = getDb();
-  if (!(await mayReplay(db, r.viewer, r.caseId))) return Response.json({ error: "replays of this case are not available to you" }, { status: 403 });
+  const { db } = r;
   const node = new URL(req.url).searchParams.get("node") ?? "";
   const bundle = await exportBundle(db, { caseId: r.caseId });
   if (!bundle) return Response.json({ error: "no such case" }, { status: 404 });

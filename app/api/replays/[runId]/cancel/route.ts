@@ -1,20 +1,15 @@
-import { getDb, getRun, requestCancel, ReplayRunError } from "@/lib/db";
-import { mayReplay } from "@/lib/services/replay-access";
-import { viewerForRequest } from "@/lib/session";
+import { errorResponse, replayRunRoute } from "@/lib/api";
+import { requestCancel } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
 /** POST: ask the worker to stop this run (it becomes "cancelled"). */
 export async function POST(req: Request, ctx: { params: Promise<{ runId: string }> }) {
-  const v = await viewerForRequest(req);
-  if (v instanceof Response) return v;
-  const db = getDb();
-  const run = await getRun(db, (await ctx.params).runId);
-  if (!run || !(await mayReplay(db, v, run.sourceCaseId))) return Response.json({ error: "no such replay" }, { status: 404 });
+  const r = await replayRunRoute(req, ctx.params);
+  if (r instanceof Response) return r;
   try {
-    return Response.json({ run: await requestCancel(db, run.id, v.id) });
+    return Response.json({ run: await requestCancel(r.db, r.run.id, r.viewer.id) });
   } catch (e) {
-    if (e instanceof ReplayRunError) return Response.json({ error: e.message }, { status: e.code === "not-found" ? 404 : 409 });
-    throw e;
+    return errorResponse(e);
   }
 }
