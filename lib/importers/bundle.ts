@@ -3,7 +3,8 @@
  * rule of ../shared/spec/bundle-v1.md. `source` and `referenceLabels` keys inside the bundle,
  * when present (bundles exported by us), are kept.
  */
-import { parseJsonText, validateBundle, type ReplayBundle } from "../bundle";
+import { validateBundle, type ReplayBundle } from "../bundle";
+import { parseImportText } from "./parse";
 import type { BundleSource, ImportFileResult, ReferenceLabel } from "./types";
 
 /** A value that declares itself a bundle (`format` starts with "symtrace.bundle/"). */
@@ -17,13 +18,8 @@ export function isBundleFile(value: unknown): boolean {
  * @returns one case, or one failure listing every violation with its JSON path
  */
 export function importBundleFile(text: string, opts: { fileName: string }): ImportFileResult {
-  let value: unknown;
-  try {
-    value = parseJsonText(text);
-  } catch (e) {
-    return { cases: [], failures: [{ where: opts.fileName, errors: [{ path: "$", message: (e as Error).message }] }] };
-  }
-  return importBundleValue(value, opts);
+  const parsed = parseImportText(text, opts.fileName, { allowNaN: false });
+  return "result" in parsed ? parsed.result : importBundleValue(parsed.value, opts);
 }
 
 /** Same as importBundleFile, for an already-parsed value. */

@@ -4,11 +4,11 @@
  * OTLP/JSON with OpenInference or GenAI attributes). See lib/importers/README.md for mappings.
  */
 import path from "node:path";
-import { parseJsonText } from "../bundle";
 import { importBundleFile, isBundleFile } from "./bundle";
 import { importWhoWhen, isWhoWhenRecord } from "./who-and-when";
 import { importMad, isMadFile } from "./mad";
 import { importOtel, isLangfuseTraceExport, isOtlpJson } from "./otel";
+import { parseImportText } from "./parse";
 import type { ImportFileResult } from "./types";
 
 export * from "./types";
@@ -41,13 +41,9 @@ export function importText(text: string, filePath: string, format: ImportFormat 
   const fileName = path.basename(filePath);
   let fmt = format;
   if (fmt === "auto") {
-    let value: unknown;
-    try {
-      value = parseJsonText(text, { allowNaN: true });
-    } catch (e) {
-      return { cases: [], failures: [{ where: fileName, errors: [{ path: "$", message: (e as Error).message }] }] };
-    }
-    const detected = detectFormat(value);
+    const parsed = parseImportText(text, fileName);
+    if ("result" in parsed) return parsed.result;
+    const detected = detectFormat(parsed.value);
     if (!detected) {
       return {
         cases: [],

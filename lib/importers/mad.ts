@@ -10,7 +10,8 @@
  * become three ReferenceLabels.
  */
 import { createHash } from "node:crypto";
-import { buildBundle, BundleValidationError, JsonTextError, parseJsonText, type BundleEdge, type NodeDraft } from "../bundle";
+import { buildBundle, BundleValidationError, type BundleEdge, type NodeDraft } from "../bundle";
+import { parseImportText } from "./parse";
 import type { BundleSource, ImportFailure, ImportFileResult, ImportedCase, ReferenceFailureMode, ReferenceLabel } from "./types";
 import { splitTrace, type ParsedTrace } from "./mad-parsers";
 
@@ -293,15 +294,9 @@ export function importMad(text: string, opts: { fileName: string }): ImportFileR
   const fileName = opts.fileName;
   const cases: ImportedCase[] = [];
   const failures: ImportFailure[] = [];
-  let value: unknown;
-  try {
-    value = parseJsonText(text, { allowNaN: true });
-  } catch (err) {
-    const msg = err instanceof Error ? err.message : String(err);
-    const where = err instanceof JsonTextError && err.line !== null ? `${fileName}:${err.line}:${err.column}` : fileName;
-    failures.push({ where, errors: [{ path: "$", message: msg }] });
-    return { cases, failures };
-  }
+  const parsed = parseImportText(text, fileName);
+  if ("result" in parsed) return parsed.result;
+  const value = parsed.value;
   let records: Array<{ r: unknown; base: string; index: number | null }>;
   if (Array.isArray(value)) records = value.map((r, i) => ({ r, base: `$[${i}]`, index: i }));
   else if (isRec(value)) records = [{ r: value, base: "$", index: null }];

@@ -7,7 +7,7 @@
  * edges and records once (otel-spans.ts). Source: ../shared/datasets/langfuse_framework_traces/
  * SOURCE.md; the mapping is described in otel.md.
  */
-import { JsonTextError, parseJsonText } from "../bundle";
+import { parseImportText } from "./parse";
 import type { ImportedCase, ImportFailure, ImportFileResult } from "./types";
 import { isLangfuseTraceExport, langfuseToTrace } from "./otel-langfuse";
 import { isOtlpJson, otlpToTraces } from "./otel-otlp";
@@ -35,16 +35,9 @@ export { OTEL_NORMALIZATION, type OtelBundleSource } from "./otel-spans";
 export function importOtel(text: string, opts: { fileName: string }): ImportFileResult {
   const cases: ImportedCase[] = [];
   const failures: ImportFailure[] = [];
-  let value: unknown;
-  try {
-    value = parseJsonText(text, { allowNaN: true });
-  } catch (err) {
-    const message =
-      err instanceof JsonTextError
-        ? err.message
-        : `invalid JSON: ${err instanceof Error ? err.message : String(err)}`;
-    return { cases, failures: [{ where: opts.fileName, errors: [{ path: "$", message }] }] };
-  }
+  const parsed = parseImportText(text, opts.fileName);
+  if ("result" in parsed) return parsed.result;
+  const value = parsed.value;
 
   if (isLangfuseTraceExport(value)) {
     const { trace, errors } = langfuseToTrace(value as Record<string, unknown>, {

@@ -17,12 +17,11 @@ import { createHash } from "node:crypto";
 import {
   buildBundle,
   BundleValidationError,
-  JsonTextError,
-  parseJsonText,
   type BundleEdge,
   type NodeDraft,
   type NodeType,
 } from "../bundle";
+import { parseImportText } from "./parse";
 import type { BundleSource, ImportFailure, ImportFileResult, ReferenceLabel } from "./types";
 
 export type WhoWhenSubset = "Hand-Crafted" | "Algorithm-Generated";
@@ -165,13 +164,9 @@ function inferBenchmark(questionId: string | null): string | null {
  */
 export function importWhoWhen(text: string, opts: ImportWhoWhenOptions): ImportFileResult {
   const where = opts.fileName;
-  let raw: unknown;
-  try {
-    raw = parseJsonText(text, { allowNaN: true });
-  } catch (err) {
-    const message = err instanceof JsonTextError || err instanceof Error ? err.message : String(err);
-    return fail(where, [{ path: "$", message }]);
-  }
+  const parsed = parseImportText(text, where);
+  if ("result" in parsed) return parsed.result;
+  const raw = parsed.value;
   if (!isRec(raw)) return fail(where, [{ path: "$", message: "expected a JSON object (one Who&When record)" }]);
   if (!Array.isArray(raw.history)) {
     return fail(where, [

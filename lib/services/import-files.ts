@@ -68,7 +68,9 @@ export async function importPaths(
     }
     const res = importText(text, file, opts.format ?? "auto");
     for (const f of res.failures) {
-      report.failed.push({ file: f.where === path.basename(file) ? file : `${file}${f.where.slice(f.where.indexOf("#"))}`, errors: f.errors });
+      // `where` is the file name, optionally followed by "#<record>"
+      const hash = f.where.indexOf("#");
+      report.failed.push({ file: hash < 0 ? file : `${file}${f.where.slice(hash)}`, errors: f.errors });
     }
     for (const c of res.cases) {
       try {
