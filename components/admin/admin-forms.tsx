@@ -3,6 +3,7 @@
 import { useActionState } from "react";
 import { assignByFilterAction, removeAssignmentAction, reopenAction, upsertUserAction, type ActionState } from "@/app/admin/actions";
 import { datasetName } from "@/components/trace/case-filters";
+import { SelectField } from "@/components/ui/select-field";
 
 function Result({ s }: { s: ActionState }) {
   if (s.ok) return <p className="text-sm text-emerald-700" role="status">{s.ok}</p>;
@@ -22,18 +23,8 @@ export function AssignForm({
 }) {
   const [s, action, pending] = useActionState(assignByFilterAction, {});
   const v = s.values ?? {};
-  const sel = (name: string, label: string, opts: string[], render: (x: string) => string = (x) => x) => (
-    <label className="flex flex-col gap-1 text-xs text-slate-600">
-      <span>{label}</span>
-      <select name={name} defaultValue={v[name] ?? ""} className="rounded border border-slate-300 px-2 py-1 text-sm">
-        <option value="">Any</option>
-        {opts.map((o) => (
-          <option key={o} value={o}>
-            {render(o)}
-          </option>
-        ))}
-      </select>
-    </label>
+  const sel = (name: string, label: string, opts: string[], render?: (x: string) => string) => (
+    <SelectField name={name} label={label} options={opts} defaultValue={v[name]} emptyLabel="Any" render={render} />
   );
   // key: React resets a form after its action; re-mount with the submitted values instead.
   return (

@@ -1,3 +1,5 @@
+import { SelectField } from "@/components/ui/select-field";
+
 export interface CaseFilterValues {
   q?: string;
   benchmark?: string;
@@ -33,18 +35,8 @@ export function CaseFilters({
   /** Show a submitted-date range (agreement dashboard). */
   dates?: { from?: string; to?: string };
 }) {
-  const select = (name: keyof CaseFilterValues, label: string, options: string[], render: (v: string) => string = (v) => v) => (
-    <label className="flex flex-col gap-1 text-xs font-medium text-slate-600">
-      {label}
-      <select name={name} defaultValue={values[name] ?? ""} className="rounded border border-slate-300 bg-white px-2 py-1.5 text-sm text-slate-900">
-        <option value="">All</option>
-        {options.map((o) => (
-          <option key={o} value={o}>
-            {render(o)}
-          </option>
-        ))}
-      </select>
-    </label>
+  const select = (name: keyof CaseFilterValues, label: string, options: string[], render?: (v: string) => string) => (
+    <SelectField name={name} label={label} options={options} defaultValue={values[name]} render={render} />
   );
   return (
     <form method="get" action={action} role="search" className="flex flex-wrap items-end gap-3 rounded border border-slate-200 bg-white p-3">
