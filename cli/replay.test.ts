@@ -4,18 +4,18 @@
  * (mas/tools/server.ts) and the reference MAS scripts (mas/*.ts) run as child processes.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { validateBundle, type ReplayBundle } from "../lib/bundle";
 import { RecordSession, ReplaySession } from "../lib/replay";
 import { startScriptedOpenAI, echoPlanner, type ScriptedOpenAI } from "../lib/testing/scripted-openai";
-import { respond, DEMO_TASK } from "../mas/scripted-policy";
-import { startToolServer, type ToolServer } from "../mas/tools/server";
+import { DEMO_TASK } from "../mas/scripted-policy";
+import type { ToolServer } from "../mas/tools/server";
 import { startBoundaryProxy } from "../proxy";
 import { recordCommand, replayCommand } from "./replay";
+import { startReplayStack, stopReplayStack } from "../lib/testing/replay-stack";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const MAS = (name: string) => ["node", "--import", "tsx", path.join(ROOT, "mas", `${name}.ts`)];
@@ -24,16 +24,9 @@ let llm: ScriptedOpenAI;
 let tools: ToolServer;
 
 beforeAll(async () => {
-  process.env.SYMTRACE_QUIET = "1";
-  dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-replay-"));
-  llm = await startScriptedOpenAI({ respond });
-  tools = await startToolServer();
+  ({ dir, llm, tools } = await startReplayStack("symtrace-replay-"));
 });
-afterAll(async () => {
-  await llm.close();
-  await tools.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopReplayStack({ dir, llm, tools }));
 
 const readBundle = (f: string) => {
   const r = validateBundle(JSON.parse(readFileSync(f, "utf8")));

@@ -6,17 +6,17 @@
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { validateBundle, type ReplayBundle } from "../bundle";
 import { importWhoWhen } from "../importers";
 import { echoPlanner, startScriptedOpenAI, type ScriptedOpenAI } from "../testing/scripted-openai";
-import { respond, DEMO_TASK } from "../../mas/scripted-policy";
-import { startToolServer, type ToolServer } from "../../mas/tools/server";
+import { DEMO_TASK } from "../../mas/scripted-policy";
+import type { ToolServer } from "../../mas/tools/server";
 import { recordCommand } from "../../cli/replay";
 import { executeReplay, replayModeOf, transcriptMessages, type ReplayProgress } from "./replay-exec";
+import { startReplayStack, stopReplayStack } from "../testing/replay-stack";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(ROOT, "../shared");
@@ -27,16 +27,9 @@ let llm: ScriptedOpenAI;
 let tools: ToolServer;
 
 beforeAll(async () => {
-  process.env.SYMTRACE_QUIET = "1";
-  dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-replay-exec-"));
-  llm = await startScriptedOpenAI({ respond });
-  tools = await startToolServer();
+  ({ dir, llm, tools } = await startReplayStack("symtrace-replay-exec-"));
 });
-afterAll(async () => {
-  await llm.close();
-  await tools.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => stopReplayStack({ dir, llm, tools }));
 
 const valid = (b: unknown): ReplayBundle => {
   const r = validateBundle(JSON.parse(JSON.stringify(b)));
