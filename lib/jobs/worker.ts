@@ -167,7 +167,8 @@ export class ReplayWorker {
     if (!row) return false;
     if (this.stopping) {
       // Stop began while the claim was in flight: release the run at once.
-      await interruptRun(this.db, row.id, this.id, `worker ${this.id} shut down before starting the run`).catch(() => false);
+      const ok = await interruptRun(this.db, row.id, this.id, `worker ${this.id} shut down before starting the run`).catch(() => false);
+      if (ok) this.opts.log(`replay ${row.id} interrupted (worker shut down before starting it) [${this.id}]`);
       return false;
     }
     await this.track(row);
