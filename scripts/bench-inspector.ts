@@ -30,7 +30,7 @@
  *
  * Options (env): BENCH_RUNS=<n> (default 3), CHROMIUM_PATH (default /usr/bin/chromium),
  * SYMTRACE_SHARED_DIR (default ../shared), BENCH_KEEP=1 keep the temp dir (db, server log),
- * BENCH_REBUILD=1 force the build, BENCH_TRACE=1 write a Chrome trace of run 1 of each case into the
+ * BENCH_REBUILD=1 force the build, BENCH_DIST=<dir> the build folder (default .next-bench), BENCH_TRACE=1 write a Chrome trace of run 1 of each case into the
  * temp dir (implies BENCH_KEEP), BENCH_PORT=<n> use this port instead of a free one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -45,10 +45,12 @@ import { parseJsonText } from "../lib/bundle/json-text";
 import { syntheticBundle } from "../lib/bundle/synthetic";
 import { openDb } from "../lib/db/client";
 import { getCaseGraph, importCase } from "../lib/db/cases";
+import { upsertUser } from "../lib/db/users";
 import { migrate } from "../lib/db/migrate";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
-const DIST = ".next-bench";
+/** The production build the benchmark serves (BENCH_DIST; the smoke run reuses `npm test`'s `.next`). */
+const DIST = process.env.BENCH_DIST ?? ".next-bench";
 const GOAL_FIRST_PAINT_MS = 1500;
 const GOAL_FPS = 30;
 const LONG_FRAME_MS = 50;
@@ -199,7 +201,8 @@ async function startServer(tmp: string, databaseUrl: string): Promise<Server> {
   const fd = openSync(log, "w");
   const child = spawn("npx", ["next", "start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: ROOT,
-    env: { ...process.env, NEXT_DIST_DIR: DIST, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    // The benchmark signs in once per browser context: better-auth's sign-in rate limit is off here.
+    env: { ...process.env, NEXT_DIST_DIR: DIST, DATABASE_URL: databaseUrl, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production", SYMTRACE_AUTH_RATE_LIMIT: "0" },
     stdio: ["ignore", fd, fd],
     detached: true, // own process group: npx -> sh -> next-server all die together
   });
@@ -457,9 +460,22 @@ async function measureWalk(page: Page, c: BenchCase): Promise<{ meanMs: number |
   return { meanMs: mean(frames), commitMs: mean(commits), steps: frames.length };
 }
 
+/** The account the benchmark browses as: case pages need a signed-in user (researcher role). */
+const BENCH_USER = { email: "bench-researcher@symtrace.local", password: "bench-password-1" };
+
+/**
+ * Sign the browser context in through better-auth's email endpoint (its session cookie is shared by
+ * the context's pages). Throws with the server's answer when sign-in fails.
+ */
+async function signInContext(context: BrowserContext, baseUrl: string): Promise<void> {
+  const r = await context.request.post(`${baseUrl}/api/auth/sign-in/email`, { data: BENCH_USER, headers: { origin: baseUrl } });
+  if (!r.ok()) throw new Error(`bench sign-in as ${BENCH_USER.email} failed: HTTP ${r.status()} ${await r.text()}`);
+}
+
 async function oneRun(browser: Browser, baseUrl: string, c: BenchCase, run: number, traceDir: string | null): Promise<RunResult> {
   const context: BrowserContext = await browser.newContext({ viewport: VIEWPORT });
   try {
+    await signInContext(context, baseUrl);
     const page = await context.newPage();
     // tsx (esbuild keepNames) wraps named inner functions in __name(...): give the page a no-op.
     await page.addInitScript({ content: "globalThis.__name = globalThis.__name || ((f) => f);" });
@@ -518,6 +534,7 @@ export async function runInspectorBench(): Promise<void> {
     const { db } = openDb(url);
     const cases: BenchCase[] = [];
     try {
+      await upsertUser(db, { email: BENCH_USER.email, name: "Bench researcher", roles: ["researcher"], password: BENCH_USER.password });
       const big = syntheticBundle({ id: "bench/synthetic-4001", turns: 1000, taskNode: false, seed: 42 });
       const goldFile = path.join(shared, "fixtures/bundles/gold-c2.bundle.json");
       const parsed = validateBundle(parseJsonText(readFileSync(goldFile, "utf8")));

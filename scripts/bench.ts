@@ -16,9 +16,12 @@
  * BENCH_WAL=1 switch the bench database to `journal_mode=WAL, synchronous=NORMAL` first (what-if:
  * openDb does not set these, so the default run measures SQLite's defaults, DELETE journal + FULL sync).
  *
+ * BENCH_SMOKE=1 runs every part at a small size (scripts/bench-smoke.ts; `npm test` does this).
+ *
  * Then the inspector benchmark (scripts/bench-inspector.ts: a 4,001-node case in headless Chromium,
  * its own temp db and production build); BENCH_INSPECTOR=0 skips it.
  */
+import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -144,6 +147,7 @@ async function main() {
         sqlite_synchronous: pragmas.synchronous,
         node: process.version,
         cpus: os.cpus().length,
+        smoke: SMOKE,
       }),
     );
   } finally {

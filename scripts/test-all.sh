@@ -2,7 +2,7 @@
 # `npm test`: every check, as CI runs it. Installs missing system packages (Chromium,
 # PostgreSQL) from Debian, then: typecheck, lint (zero warnings), migrations vs schema,
 # unit + CLI + SQLite integration tests, PostgreSQL migrations + integration tests,
-# production build, Playwright e2e in Debian's Chromium against the real app and database.
+# production build, a smoke run of every benchmark part, Playwright e2e in Debian's Chromium against the real app and database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system-deps.sh
@@ -28,6 +28,9 @@ TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs --reporter
 
 step "production build"
 npx next build
+
+step "benchmarks, smoke run (every part at a small size; figures printed, not asserted)"
+BENCH_SMOKE=1 npm run -s bench
 
 step "e2e (Playwright, Debian chromium, real app, real SQLite database)"
 PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json

@@ -1,0 +1,21 @@
+/**
+ * `BENCH_SMOKE=1 npm run bench`: every benchmark part at a small size, so `npm test` proves each
+ * part still runs end to end (figures printed, nothing asserted about speed). Imported first by
+ * scripts/bench.ts so the sizes are set before any part reads them; an explicitly set variable wins.
+ *
+ * Smoke sizes: 20 gold-sized bundles + a 201-node bundle (import), 1 browser run per case and the
+ * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay).
+ */
+export const SMOKE = process.env.BENCH_SMOKE === "1";
+
+if (SMOKE) {
+  const defaults: Record<string, string> = {
+    BENCH_GOLD: "20",
+    BENCH_TURNS: "50",
+    BENCH_RUNS: "1",
+    BENCH_DIST: ".next",
+    BENCH_REPLAY_EVENTS: "2000",
+    BENCH_REPLAY_CALLS: "30",
+  };
+  for (const [k, v] of Object.entries(defaults)) process.env[k] ??= v;
+}
