@@ -186,6 +186,28 @@ test("the agreement dashboard shows the library's figures for the app's data, an
   const csv = await page.request.get("/api/agreement?format=csv");
   expect(csv.status()).toBe(200);
   expect(await csv.text()).toContain("Primary category,");
+  // a sample this small is flagged, and every table shown has its own CSV
+  if (expected.cases < 30) {
+    await expect(page.getByTestId("sample-size-warning").first()).toContainText(expected.cases < 10 ? "too few for a bootstrap interval" : "unstable");
+  }
+  const headers: Record<string, string> = {
+    reliability: "variable,fleiss_kappa,ci95_low",
+    exact: "variable,agreement,count,cases,share,wilson95_low",
+    patterns: "initial_pattern,cases,kept_unanimous",
+    composition: "category,added_by_adjudicator",
+    cohen: "variable,annotator_a,annotator_b,cases,cohen_kappa",
+    "vs-final": "annotator,finalized_cases,primary_eq_final",
+    disagreement: "case_id,distinct_tuples",
+    "mad-modes": "failure_mode,traces",
+  };
+  for (const [table, head] of Object.entries(headers)) {
+    const href = await page.getByTestId(`csv-${table}`).getAttribute("href");
+    const r = await page.request.get(href!);
+    expect(r.status(), table).toBe(200);
+    const body = await r.text();
+    expect(body.startsWith(head), `${table}: ${body.slice(0, 80)}`).toBe(true);
+    expect(body.trim().split("\n").length, table).toBeGreaterThan(1);
+  }
 });
 
 async function libraryReport() {

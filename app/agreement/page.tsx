@@ -5,7 +5,8 @@ import { caseListQuerySchema } from "@/lib/schemas/cases";
 import { requireViewer } from "@/lib/session";
 import { CaseFilters } from "@/components/trace/case-filters";
 import { KappaChart } from "@/components/agreement/category-chart";
-import { DisagreementList, MadTable, PatternTable, PerAnnotator, ReliabilityTable, variableRows } from "@/components/agreement/tables";
+import { bootstrapIntervalShown, sampleSizeWarnings, variableRows } from "@/lib/agreement";
+import { DisagreementList, MadTable, PatternTable, PerAnnotator, ReliabilityTable, SampleSizeNotes, TableCsvLink } from "@/components/agreement/tables";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Agreement" };
@@ -28,13 +29,16 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
   const filter = { dataset: q.dataset, mas: q.mas, benchmark: q.benchmark, from: date(sp.from), to: date(sp.to) };
   const [report, mad, dis, facets] = await Promise.all([agreementFromDb(db, filter), madAgreementFromDb(db), disagreementFromDb(db, filter), listCaseFacets(db)]);
   const qs = new URLSearchParams(Object.entries(filter).filter(([, v]) => v) as Array<[string, string]>).toString();
+  const warnings = report.ok ? sampleSizeWarnings({ cases: report.cases, pairs: report.cohen.primaryCategory, vsFinal: dis.perAnnotator }) : [];
+  const warn = (scope: string) => warnings.filter((w) => w.scope === scope);
+  const ciShown = report.ok && bootstrapIntervalShown(report.cases);
   return (
     <div className="flex flex-col gap-5">
       <div className="flex flex-wrap items-baseline justify-between gap-3">
         <h1 className="text-xl font-semibold">Agreement</h1>
         <span className="flex gap-3 text-sm">
           <a className="text-blue-700 underline" href={`/api/agreement?format=csv${qs ? "&" + qs : ""}`}>
-            Download CSV
+            Download CSV (reliability)
           </a>
           <a className="text-blue-700 underline" href={`/api/agreement?format=json${qs ? "&" + qs : ""}`}>
             Download JSON
@@ -43,7 +47,9 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
       </div>
       <CaseFilters values={{ ...q, q: undefined }} facets={facets} action="/agreement" hideSearch dates={{ from: filter.from, to: filter.to }} />
       <section className="rounded border border-slate-200 bg-white p-4">
-        <h2 className="mb-2 font-semibold">Reliability of the initial annotations (Fleiss&apos; κ, three annotators)</h2>
+        <h2 className="mb-2 flex items-baseline gap-3 font-semibold">
+          Reliability of the initial annotations (Fleiss&apos; κ, three annotators) <TableCsvLink table="reliability" qs={qs} /> <TableCsvLink table="exact" qs={qs} />
+        </h2>
         {report.ok ? (
           <>
             <p className="mb-2 text-xs text-slate-500" data-testid="agreement-cases">
@@ -51,8 +57,9 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
               {report.bootstrap.seed}
               {report.excluded.length ? ` · ${report.excluded.length} case(s) left out (not exactly three annotations)` : ""}
             </p>
+            <SampleSizeNotes warnings={warn("reliability")} />
             <ReliabilityTable r={report} />
-            <KappaChart data={variableRows(report).map(([name, v]) => ({ name: name.replace(" present", "").replace("Exact category set", "Set").replace("Primary category", "Primary").replace("Failure-node type", "Node type"), kappa: v.kappa, lo: v.ci95?.[0] ?? null, hi: v.ci95?.[1] ?? null }))} />
+            <KappaChart data={variableRows(report).map(([name, v]) => ({ name: name.replace(" present", "").replace("Exact category set", "Set").replace("Primary category", "Primary").replace("Failure-node type", "Node type"), kappa: v.kappa, lo: ciShown ? (v.ci95?.[0] ?? null) : null, hi: ciShown ? (v.ci95?.[1] ?? null) : null }))} />
           </>
         ) : (
           <p className="text-sm text-slate-600">{report.errors.map((e) => e.message).join("; ")}</p>
@@ -61,22 +68,31 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
       {report.ok ? (
         <>
           <section className="rounded border border-slate-200 bg-white p-4">
-            <h2 className="mb-2 font-semibold">Initial pattern vs final (adjudication)</h2>
+            <h2 className="mb-2 flex items-baseline gap-3 font-semibold">
+              Initial pattern vs final (adjudication) <TableCsvLink table="patterns" qs={qs} /> <TableCsvLink table="composition" qs={qs} />
+            </h2>
             <PatternTable r={report} />
           </section>
           <section className="rounded border border-slate-200 bg-white p-4">
-            <h2 className="mb-2 font-semibold">Annotators</h2>
+            <h2 className="mb-2 flex items-baseline gap-3 font-semibold">
+              Annotators <TableCsvLink table="cohen" qs={qs} /> <TableCsvLink table="vs-final" qs={qs} />
+            </h2>
+            <SampleSizeNotes warnings={[...warn("cohen"), ...warn("vs-final")]} />
             <PerAnnotator r={report} vsFinal={dis.perAnnotator} />
           </section>
         </>
       ) : null}
       <section className="rounded border border-slate-200 bg-white p-4">
-        <h2 className="mb-2 font-semibold">Most disagreement</h2>
+        <h2 className="mb-2 flex items-baseline gap-3 font-semibold">
+          Most disagreement <TableCsvLink table="disagreement" qs={qs} />
+        </h2>
         <DisagreementList cases={dis.cases} />
       </section>
       {mad ? (
         <section className="rounded border border-slate-200 bg-white p-4">
-          <h2 className="mb-2 font-semibold">MAST / MAD reference labels: failure-mode agreement</h2>
+          <h2 className="mb-2 flex items-baseline gap-3 font-semibold">
+            MAST / MAD reference labels: failure-mode agreement <TableCsvLink table="mad-modes" qs={qs} />
+          </h2>
           <MadTable mad={mad} />
         </section>
       ) : null}

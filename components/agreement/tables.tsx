@@ -1,20 +1,29 @@
 import Link from "next/link";
-import { landisKoch, type AgreementReport, type VariableAgreement } from "@/lib/agreement";
+import { MIN_CASES_FOR_CI, bootstrapIntervalShown, landisKoch, variableRows, type AgreementReport, type AgreementTable, type SampleSizeWarning } from "@/lib/agreement";
 import { caseHref } from "@/lib/case-links";
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(3));
 const pct = (x: number, n: number) => (n ? `${((100 * x) / n).toFixed(1)}%` : "—");
 
-export function variableRows(r: AgreementReport): Array<[string, VariableAgreement]> {
-  return [
-    ["Primary category", r.primaryCategory],
-    ["Exact category set", r.categorySet],
-    ["C1 present", r.presence.C1],
-    ["C2 present", r.presence.C2],
-    ["C3 present", r.presence.C3],
-    ["C4 present", r.presence.C4],
-    ["Failure-node type", r.nodeType],
-  ];
+/** A section's sample-size warnings (lib/agreement sampleSizeWarnings), shown above its table. */
+export function SampleSizeNotes({ warnings }: { warnings: SampleSizeWarning[] }) {
+  if (!warnings.length) return null;
+  return (
+    <ul className="mb-2 flex flex-col gap-1 rounded border border-amber-300 bg-amber-50 p-2 text-xs text-amber-900" data-testid="sample-size-warning">
+      {warnings.map((w) => (
+        <li key={w.scope + w.message}>{w.message}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** "CSV" link of one dashboard table (`/api/agreement?format=csv&table=...` with the page's filter). */
+export function TableCsvLink({ table, qs }: { table: AgreementTable; qs: string }) {
+  return (
+    <a className="text-xs font-normal text-blue-700 underline" data-testid={`csv-${table}`} href={`/api/agreement?format=csv&table=${table}${qs ? "&" + qs : ""}`}>
+      CSV
+    </a>
+  );
 }
 
 /** Table 6: Fleiss' κ with its bootstrap CI and Landis–Koch reading, pairwise and 3/3 agreement. */
@@ -38,7 +47,7 @@ export function ReliabilityTable({ r }: { r: AgreementReport }) {
             <td className="font-mono" data-testid="kappa">
               {f3(v.kappa)}
             </td>
-            <td className="font-mono text-xs">{v.ci95 ? `${f3(v.ci95[0])} – ${f3(v.ci95[1])}` : v.kappaReason ?? "—"}</td>
+            <td className="font-mono text-xs">{!bootstrapIntervalShown(r.cases) ? `— (n < ${MIN_CASES_FOR_CI})` : v.ci95 ? `${f3(v.ci95[0])} – ${f3(v.ci95[1])}` : v.kappaReason ?? "—"}</td>
             <td>{landisKoch(v.kappa)}</td>
             <td className="font-mono">{(100 * v.pairwiseAgreement).toFixed(1)}%</td>
             <td className="font-mono">

@@ -32,3 +32,7 @@ export type { AgreementReport, AnalyzeOptions, ExactAgreement, PairKappa, Variab
 export { pooledBinaryFleiss } from "./binary-pooled";
 export type { BinaryLabelledCase, ExcludedItem, PooledBinaryResult } from "./binary-pooled";
 export { landisKoch } from "./landis-koch";
+export { MIN_CASES_FOR_CI, MIN_CASES_FOR_PAIR, MIN_CASES_FOR_STABLE_CI, bootstrapIntervalShown, sampleSizeWarnings } from "./sample-size";
+export type { SampleSizeWarning } from "./sample-size";
+export { AGREEMENT_TABLES, agreementTable, csvCell, tableToCsv, variableRows } from "./export-tables";
+export type { AgreementTable, AgreementTableInputs, TableRows } from "./export-tables";
