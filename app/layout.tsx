@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Image from "next/image";
 import Link from "next/link";
 import { getViewer } from "@/lib/session";
 import { signOutAction } from "./sign-in/actions";
@@ -17,7 +18,8 @@ export default async function RootLayout({ children }: { children: React.ReactNo
       <body className="min-h-full font-sans">
         <header className="border-b border-slate-200 bg-white">
           <nav className="mx-auto flex max-w-[110rem] items-center gap-6 px-4 py-3 text-sm" aria-label="Main">
-            <Link href="/" className="font-semibold tracking-tight text-slate-900">
+            <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-900">
+              <Image src="/logo.svg" alt="" width={20} height={20} priority />
               SymTrace Studio
             </Link>
             {viewer ? (
