@@ -63,6 +63,33 @@ async function annotate(page: Page, caseUrl: string, plan: Plan) {
   await expect(page.getByText("submitted · locked")).toBeVisible({ timeout: 10_000 });
 }
 
+test("keys 1–4 toggle C1–C4 and Shift+1–4 set the primary in the annotation form", async ({ page }) => {
+  const b = await seedBundle(goldCopy("gold-c1"));
+  const a = await createUser(["annotator"]);
+  await assign(b.id, [a]);
+  await signIn(page, a);
+  await page.goto(`/cases/${encodeURIComponent(b.id)}`);
+  await page.getByRole("tab", { name: "Annotate" }).click();
+  const panel = page.getByTestId("annotate-panel");
+  const box = (c: string) => panel.getByRole("checkbox", { name: new RegExp(`^${c} `) });
+  await page.keyboard.press("1");
+  await expect(box("C1")).toBeChecked();
+  await page.keyboard.press("3");
+  await expect(box("C3")).toBeChecked();
+  await page.keyboard.press("Shift+Digit3");
+  await expect(panel.getByRole("radio", { name: "C3", exact: true })).toBeChecked();
+  await page.keyboard.press("Shift+Digit4"); // adds C4 and makes it the primary
+  await expect(box("C4")).toBeChecked();
+  await expect(panel.getByRole("radio", { name: "C4", exact: true })).toBeChecked();
+  await page.keyboard.press("1");
+  await expect(box("C1")).not.toBeChecked();
+  // typing in the rationale types digits, it does not toggle categories
+  await panel.getByLabel("Rationale").fill("");
+  await panel.getByLabel("Rationale").press("2");
+  await expect(box("C2")).not.toBeChecked();
+  await expect(panel.getByLabel("Rationale")).toHaveValue("2");
+});
+
 test("three annotators annotate the same gold case blind, the adjudicator finalizes, and the case shows as finalized", async ({ page }) => {
   test.setTimeout(180_000);
   page.on("dialog", (d) => void d.accept()); // "Submit…?" / "Finalize…?" confirmations
@@ -113,6 +140,7 @@ test("three annotators annotate the same gold case blind, the adjudicator finali
   await page.screenshot({ path: "e2e-artifacts/adjudication.png" });
   await adj.getByRole("button", { name: "Finalize case" }).click();
   await expect(page.getByTestId("finalized-badge")).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId("finalized-message")).toContainText("Finalized: the final annotation is saved");
 
   // a researcher sees the case as finalized, with the final and the three annotations
   const researcher = await createUser(["researcher"]);

@@ -88,6 +88,24 @@ test("search highlights matching nodes in the timeline and the graph; Enter jump
   await expect(page.getByTestId("node-content").locator("[data-search-hit]").first()).toHaveText(/coordinates/i);
 });
 
+test("Enter pressed right after typing a search jumps to the first match; further Enters cycle through the matches", async ({ page }) => {
+  await page.goto(goldUrl("task_0000"));
+  const box = page.getByLabel("Search in this trace");
+  await box.fill("coordinates");
+  await box.press("Enter"); // before the (debounced) results are in
+  await expect(page.getByTestId("match-count")).toHaveText(/^[1-9]\d* match(es)?$/);
+  const ids = await page.locator("[role=option][data-match]").evaluateAll((els) => els.map((e) => e.getAttribute("data-node-id")!));
+  expect(ids.length).toBeGreaterThan(0);
+  const selected = page.locator("[role=option][aria-selected=true]");
+  await expect(selected).toHaveAttribute("data-node-id", ids[0]);
+  for (let i = 1; i <= ids.length; i++) {
+    await box.press("Enter");
+    await expect(selected).toHaveAttribute("data-node-id", ids[i % ids.length]);
+  }
+  await box.press("Shift+Enter");
+  await expect(selected).toHaveAttribute("data-node-id", ids[ids.length - 1]);
+});
+
 test("a 4,001-node trace opens, renders only what is in view, and stays usable", async ({ page }) => {
   const b = await seedBundle((id) => syntheticBundle({ id, turns: 1000, taskNode: false }));
   expect(b.graph.nodes).toHaveLength(4001);

@@ -63,6 +63,10 @@ export function AdjudicatePanel({
         return;
       }
       setMessage({ tone: "ok", text: "Finalized. Reloading…" });
+      // The reloaded page confirms it (the panel itself is replaced by the finalized view).
+      const u = new URL(window.location.href);
+      u.searchParams.set("finalized", "1");
+      router.replace(u.pathname + u.search);
       router.refresh();
     } finally {
       setBusy(false);

@@ -1,5 +1,6 @@
 "use client";
 
+import { useEffect } from "react";
 import { CATEGORIES, CATEGORY_INFO, C2_C3_RULE, CONFIDENCE, CONFIDENCE_INFO, NODE_RULE, type AnnotationFields, type Category, type FieldError } from "@/lib/annotation";
 import type { GraphNodeLite } from "@/lib/layout";
 
@@ -31,10 +32,31 @@ export function AnnotationForm({
     const categories = has ? value.categories.filter((x) => x !== c) : [...value.categories, c].sort();
     set({ categories, primary: value.primary && categories.includes(value.primary) ? value.primary : categories.length === 1 ? categories[0] : value.primary && !has ? value.primary : null });
   };
+  // Keys 1–4 toggle C1–C4; Shift+1–4 sets the primary (adding the category when missing).
+  // Ignored while typing in a field and in a read-only form.
+  useEffect(() => {
+    if (readOnly) return;
+    const onKey = (e: KeyboardEvent) => {
+      const el = e.target as HTMLElement | null;
+      if (el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable)) return;
+      if (e.metaKey || e.ctrlKey || e.altKey) return;
+      const m = /^Digit([1-4])$/.exec(e.code);
+      if (!m) return;
+      const c = CATEGORIES[Number(m[1]) - 1];
+      e.preventDefault();
+      if (!e.shiftKey) return toggle(c);
+      const categories = value.categories.includes(c) ? value.categories : [...value.categories, c].sort();
+      onChange({ ...value, categories, primary: c });
+    };
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  });
   return (
     <fieldset disabled={readOnly} className="flex flex-col gap-4 text-sm" aria-label="Annotation">
       <div>
-        <legend className="mb-1 font-semibold">Categories</legend>
+        <legend className="mb-1 font-semibold">
+          Categories <span className="text-xs font-normal text-slate-500">(keys 1–4 toggle, Shift+1–4 set the primary)</span>
+        </legend>
         <div className="flex flex-col gap-1">
           {CATEGORIES.map((c) => (
             <label key={c} className="flex items-start gap-2" title={`${CATEGORY_INFO[c].meaning}\nRepair signal: ${CATEGORY_INFO[c].repair}`}>

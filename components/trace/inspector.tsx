@@ -50,7 +50,10 @@ export function Inspector({
   const caseKey = encodeURIComponent(bundleId);
   const [selectedId, setSelectedId] = useState<string | null>(initialNodeId ?? nodes[0]?.id ?? null);
   const [query, setQuery] = useState("");
-  const [matches, setMatches] = useState<string[]>([]);
+  // Search results and the query they answer (results of an older query are never used).
+  const [found, setFound] = useState<{ q: string; ids: string[] }>({ q: "", ids: [] });
+  // Enter pressed before the current query's results arrived: jump when they do (+1 / -1).
+  const pendingJump = useRef(0);
   const [searching, setSearching] = useState(false);
   const [help, setHelp] = useState(false);
   const [mode, setMode] = useState<"lanes" | "layered">("lanes");
@@ -74,7 +77,7 @@ export function Inspector({
   const layout = mode === "layered" && elk.layout ? elk.layout : lanes;
   const adj = useMemo(() => adjacency(edges), [edges]);
   const indexOf = useMemo(() => new Map(nodes.map((n, i) => [n.id, i])), [nodes]);
-  const activeMatches = useMemo(() => (query.trim() ? matches : []), [query, matches]);
+  const activeMatches = useMemo(() => (query.trim() && found.q === query.trim() ? found.ids : []), [query, found]);
   const matchSet = useMemo(() => new Set(activeMatches), [activeMatches]);
 
   useEffect(() => {
@@ -98,7 +101,10 @@ export function Inspector({
       setSearching(true);
       fetch(`/api/cases/${caseKey}/search?q=${encodeURIComponent(q)}`, { signal: ctl.signal })
         .then((r) => r.json() as Promise<{ nodeIds?: string[] }>)
-        .then((r) => setMatches(r.nodeIds ?? []))
+        .then((r) => {
+          if (!r.nodeIds?.length) pendingJump.current = 0;
+          setFound({ q, ids: r.nodeIds ?? [] });
+        })
         .catch(() => {})
         .finally(() => setSearching(false));
     }, 200);
@@ -126,17 +132,25 @@ export function Inspector({
     [selectedId, adj, edges, select],
   );
   const jumpMatch = useCallback(
-    (delta: number) => {
+    (delta: number, fromFirst = false) => {
       if (activeMatches.length === 0) return;
-      const cur = selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
-      const ordered = activeMatches.map((id) => indexOf.get(id) ?? 0);
+      const ordered = activeMatches.map((id) => indexOf.get(id) ?? 0).sort((a, b) => a - b);
+      // From outside the matches (Enter in the search box), start at the first (or last) match.
+      const cur = fromFirst && !(selectedId && matchSet.has(selectedId)) ? (delta > 0 ? -1 : nodes.length) : selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
       let target: number;
       if (delta > 0) target = ordered.find((i) => i > cur) ?? ordered[0];
       else target = [...ordered].reverse().find((i) => i < cur) ?? ordered[ordered.length - 1];
       select(nodes[target].id);
     },
-    [activeMatches, selectedId, indexOf, nodes, select],
+    [activeMatches, matchSet, selectedId, indexOf, nodes, select],
   );
+  // Enter pressed while the results were on their way: jump once they are in.
+  useEffect(() => {
+    if (pendingJump.current === 0 || activeMatches.length === 0) return;
+    const d = pendingJump.current;
+    pendingJump.current = 0;
+    jumpMatch(d, true);
+  }, [activeMatches, jumpMatch]);
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -187,7 +201,9 @@ export function Inspector({
             onKeyDown={(e) => {
               if (e.key === "Enter") {
                 e.preventDefault();
-                jumpMatch(e.shiftKey ? -1 : 1);
+                const d = e.shiftKey ? -1 : 1;
+                if (query.trim() && found.q !== query.trim()) pendingJump.current = d;
+                else jumpMatch(d, true);
               }
             }}
             placeholder="Search this trace  ( / )"

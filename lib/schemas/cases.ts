@@ -10,5 +10,5 @@ const one = z
 export const caseListQuerySchema = z.object({ q: one, benchmark: one, mas: one, dataset: one });
 export type CaseListQuery = z.infer<typeof caseListQuerySchema>;
 
-/** `/cases/<bundleId>?node=<nodeId>` */
-export const casePageQuerySchema = z.object({ node: one });
+/** `/cases/<bundleId>?node=<nodeId>[&finalized=1]` (finalized=1: just finalized, show the confirmation) */
+export const casePageQuerySchema = z.object({ node: one, finalized: one });

@@ -23,7 +23,7 @@ export async function generateMetadata({ params }: { params: Params }): Promise<
 export default async function CasePage({ params, searchParams }: { params: Params; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const viewer = await requireViewer();
   const bundleId = bundleIdFromParam((await params).caseId.join("/"));
-  const { node: requested } = casePageQuerySchema.parse(await searchParams);
+  const { node: requested, finalized: justFinalized } = casePageQuerySchema.parse(await searchParams);
   const db = getDb();
   const c = await getCaseByBundleId(db, { bundleId });
   if (!c) notFound();
@@ -45,6 +45,11 @@ export default async function CasePage({ params, searchParams }: { params: Param
   return (
     <div className="flex flex-col gap-4">
       <CaseHeader c={c} finalized={!ann.blind && !!c.finalizedAt} blind={ann.blind} />
+      {justFinalized === "1" && !ann.blind && c.finalizedAt ? (
+        <p role="status" data-testid="finalized-message" className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
+          Finalized: the final annotation is saved and the case is closed for adjudication. An admin can reopen it.
+        </p>
+      ) : null}
       {qi >= 0 ? (
         <nav className="flex items-center gap-3 text-sm" aria-label="My queue">
           <span className="text-slate-600">
