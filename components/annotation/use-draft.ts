@@ -46,9 +46,16 @@ export function useDraft(caseKey: string, kind: "initial" | "final", initial: Ow
     latest.current = { fields, version };
   }, [fields, version]);
   const inflight = useRef<Promise<boolean> | null>(null);
+  /** The pending autosave. An explicit save (e.g. before submitting) cancels it: otherwise it could
+   * fire between that save and the submit and bump the version the submit sends (a false 409). */
+  const autosave = useRef<ReturnType<typeof setTimeout> | null>(null);
 
   /** Save now; resolves true when saved (then `latestVersion()` is the saved version). */
   const saveNow = useCallback(async (): Promise<boolean> => {
+    if (autosave.current) {
+      clearTimeout(autosave.current);
+      autosave.current = null;
+    }
     if (inflight.current) await inflight.current;
     const run = (async () => {
       setSave({ kind: "saving" });
@@ -85,8 +92,14 @@ export function useDraft(caseKey: string, kind: "initial" | "final", initial: Ow
   // Autosave 700 ms after the last edit.
   useEffect(() => {
     if (dirtyTick === 0 || status === "submitted") return;
-    const t = setTimeout(() => void saveNow(), 700);
-    return () => clearTimeout(t);
+    autosave.current = setTimeout(() => {
+      autosave.current = null;
+      if (dirty.current) void saveNow();
+    }, 700);
+    return () => {
+      if (autosave.current) clearTimeout(autosave.current);
+      autosave.current = null;
+    };
   }, [dirtyTick, saveNow, status]);
 
   const setFields = useCallback((f: AnnotationFields) => {

@@ -54,6 +54,8 @@ export function Inspector({
   const [found, setFound] = useState<{ q: string; ids: string[] }>({ q: "", ids: [] });
   // Enter pressed before the current query's results arrived: jump when they do (+1 / -1).
   const pendingJump = useRef(0);
+  // The query of the last Enter: the first Enter on a new query goes to its first match, later ones cycle.
+  const enterQuery = useRef("");
   const [searching, setSearching] = useState(false);
   const [help, setHelp] = useState(false);
   const [mode, setMode] = useState<"lanes" | "layered">("lanes");
@@ -132,17 +134,17 @@ export function Inspector({
     [selectedId, adj, edges, select],
   );
   const jumpMatch = useCallback(
-    (delta: number, fromFirst = false) => {
+    (delta: number, fromStart = false) => {
       if (activeMatches.length === 0) return;
       const ordered = activeMatches.map((id) => indexOf.get(id) ?? 0).sort((a, b) => a - b);
-      // From outside the matches (Enter in the search box), start at the first (or last) match.
-      const cur = fromFirst && !(selectedId && matchSet.has(selectedId)) ? (delta > 0 ? -1 : nodes.length) : selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
+      // fromStart (the first Enter on a new query): the first match (Shift: the last), else the next after the selection.
+      const cur = fromStart ? (delta > 0 ? -1 : nodes.length) : selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
       let target: number;
       if (delta > 0) target = ordered.find((i) => i > cur) ?? ordered[0];
       else target = [...ordered].reverse().find((i) => i < cur) ?? ordered[ordered.length - 1];
       select(nodes[target].id);
     },
-    [activeMatches, matchSet, selectedId, indexOf, nodes, select],
+    [activeMatches, selectedId, indexOf, nodes, select],
   );
   // Enter pressed while the results were on their way: jump once they are in.
   useEffect(() => {
@@ -202,8 +204,11 @@ export function Inspector({
               if (e.key === "Enter") {
                 e.preventDefault();
                 const d = e.shiftKey ? -1 : 1;
-                if (query.trim() && found.q !== query.trim()) pendingJump.current = d;
-                else jumpMatch(d, true);
+                const q = query.trim();
+                const fresh = q !== enterQuery.current;
+                enterQuery.current = q;
+                if (q && found.q !== q) pendingJump.current = d;
+                else jumpMatch(d, fresh);
               }
             }}
             placeholder="Search this trace  ( / )"
