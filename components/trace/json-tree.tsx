@@ -4,11 +4,14 @@ import { createContext, memo, useContext, useState } from "react";
 
 const LONG_STRING = 2_000;
 const MANY_ITEMS = 200;
+/** Levels drawn as nested tree items; a value deeper than this is shown as one line of compact JSON. */
+const MAX_TREE_DEPTH = 64;
 
 /**
  * A foldable JSON tree rendered as text (never HTML). Children are rendered only when expanded,
  * long strings and long arrays are cut with a "show all" button, so megabyte payloads stay
- * responsive.
+ * responsive. Nesting is bounded: below MAX_TREE_DEPTH (64) levels a value is shown as compact JSON
+ * text (cut like a long string), so deep content never recurses through the component tree.
  * @param expandDepth levels open at first (0 = all collapsed)
  */
 export function JsonTree({ value, expandDepth = 2, label, highlight }: { value: unknown; expandDepth?: number; label?: string; highlight?: string }) {
@@ -48,7 +51,29 @@ function Marked({ text, q }: { text: string; q: string }) {
 const JsonNode = memo(function JsonNode({ name, value, depth, expandDepth }: { name: string | null; value: unknown; depth: number; expandDepth: number }) {
   const isObj = typeof value === "object" && value !== null;
   const q = useContext(HighlightContext);
-  const containsHit = !!q && isObj && JSON.stringify(value).toLowerCase().includes(q.toLowerCase());
+  if (isObj && depth >= MAX_TREE_DEPTH) return <DeepValue name={name} value={value} />;
+  return <JsonBranch name={name} value={value} depth={depth} expandDepth={expandDepth} isObj={isObj} q={q} />;
+});
+
+/** A value past MAX_TREE_DEPTH: its compact JSON as text (or a note when even that fails). */
+function DeepValue({ name, value }: { name: string | null; value: unknown }) {
+  let text: string;
+  try {
+    text = JSON.stringify(value);
+  } catch {
+    text = "(nested too deeply to show)";
+  }
+  return (
+    <div role="treeitem" aria-selected={false} className="pl-4" data-deep-value>
+      {name !== null ? <span className="text-slate-500">{name}: </span> : null}
+      <span className="text-slate-400">(deeper than {MAX_TREE_DEPTH} levels, as JSON) </span>
+      <Primitive value={text} />
+    </div>
+  );
+}
+
+function JsonBranch({ name, value, depth, expandDepth, isObj, q }: { name: string | null; value: unknown; depth: number; expandDepth: number; isObj: boolean; q: string }) {
+  const containsHit = !!q && isObj && safeIncludes(value, q);
   const [open, setOpen] = useState(depth < expandDepth || (containsHit && depth < 6));
   const [all, setAll] = useState(false);
   const key = name !== null ? <span className="text-slate-500">{name}: </span> : null;
@@ -84,7 +109,16 @@ const JsonNode = memo(function JsonNode({ name, value, depth, expandDepth }: { n
       ) : null}
     </div>
   );
-});
+}
+
+/** Whether the JSON text of `value` contains `q` (case-insensitive); false if it cannot be serialized. */
+function safeIncludes(value: unknown, q: string): boolean {
+  try {
+    return JSON.stringify(value).toLowerCase().includes(q.toLowerCase());
+  } catch {
+    return false;
+  }
+}
 
 function Primitive({ value }: { value: unknown }) {
   const [all, setAll] = useState(false);

@@ -7,3 +7,5 @@ export { buildBundle, serializeBundle, BundleValidationError } from "./build";
 export type { BundleDraft, NodeDraft, RecordDraft } from "./build";
 export { parseJsonText, replaceNonFiniteLiterals, JsonTextError } from "./json-text";
 export { syntheticBundle, goldSizedBundle } from "./synthetic";
+export { MAX_JSON_DEPTH, PRETTY_DEPTH, checkJsonDepth, findTooDeep, stringifyBoundedIndent } from "./depth";
+export type { DepthHit } from "./depth";
