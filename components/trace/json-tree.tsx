@@ -1,6 +1,7 @@
 "use client";
 
-import { createContext, memo, useContext, useState } from "react";
+import { createContext, memo, useContext, useMemo, useState } from "react";
+import { detectInlineMedia, type InlineMedia } from "@/lib/media/inline-media";
 
 const LONG_STRING = 2_000;
 const MANY_ITEMS = 200;
@@ -120,9 +121,31 @@ function safeIncludes(value: unknown, q: string): boolean {
   }
 }
 
+/**
+ * Inline media (a base64 image, audio, …): a thumbnail for PNG/JPEG/GIF/WebP (an <img> with a
+ * data: URL rebuilt from the detected type, which cannot run script), else a placeholder such as
+ * "SVG, 3 KB". The base64 text itself is never shown.
+ */
+function MediaValue({ media }: { media: InlineMedia }) {
+  return (
+    <span className="inline-flex items-center gap-2 align-middle" data-testid="inline-media" data-kind={media.kind}>
+      {media.thumbnailSrc ? (
+        // eslint-disable-next-line @next/next/no-img-element -- a data: URL from trace content, not an optimizable asset
+        <img src={media.thumbnailSrc} alt={`${media.summary} image`} className="max-h-24 max-w-40 rounded border border-slate-200 object-contain" />
+      ) : null}
+      <span className="rounded bg-slate-100 px-1 font-sans text-slate-600">
+        {media.summary}
+        {media.thumbnailSrc ? "" : " (not shown)"} · {media.chars.toLocaleString("en")} chars of base64 hidden
+      </span>
+    </span>
+  );
+}
+
 function Primitive({ value }: { value: unknown }) {
   const [all, setAll] = useState(false);
   const q = useContext(HighlightContext);
+  const media = useMemo(() => (typeof value === "string" ? detectInlineMedia(value) : null), [value]);
+  if (media) return <MediaValue media={media} />;
   if (typeof value === "string") {
     const cut = !all && value.length > LONG_STRING;
     // A long string cut for speed: still show where the search text occurs in it.
