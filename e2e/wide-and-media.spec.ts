@@ -94,3 +94,26 @@ test("images in node content: thumbnail or placeholder, never base64 text, never
   expect(await page.evaluate(() => (window as unknown as { __svg?: number }).__svg)).toBeUndefined();
   await page.screenshot({ path: "e2e-artifacts/inline-media.png" });
 });
+
+test("a 400-deep node content loads through the node API and the panel (no 500)", async ({ page }) => {
+  let deep: unknown = "leaf";
+  for (let i = 0; i < 400; i++) deep = { a: deep };
+  const b = await seedBundle((id) =>
+    buildBundle({
+      id,
+      task: { prompt: "deep" },
+      config: { mas: "e2e-deep" },
+      nodes: [
+        { id: "task_0000", type: "message", agent: "User", label: "task", content: { text: "go" } },
+        { id: "tool_result_0000", type: "tool_result", agent: "Tool", label: "deep result", content: deep },
+      ],
+      edges: [{ from: "task_0000", to: "tool_result_0000", kind: "data" }],
+    }),
+  );
+  const api = await page.request.get(`/api/cases/${encodeURIComponent(b.id)}/nodes/tool_result_0000`);
+  expect(api.status()).toBe(200);
+  expect(((await api.json()) as { hashVerifies: boolean }).hashVerifies).toBe(true);
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=tool_result_0000`);
+  await expect(detail(page, "tool_result_0000")).toContainText("verifies");
+  await expect(page.getByTestId("node-content")).toBeVisible();
+});
