@@ -11,8 +11,10 @@ export const MIN_ZOOM = 0.1;
 export const MAX_ZOOM = 2;
 
 /**
- * The event-dependency graph on React Flow. Only nodes near the viewport (and the far ends of
- * their edges) are handed to React Flow, so a 4,000-node trace pans like a small one. Data edges
+ * The event-dependency graph on React Flow. Only nodes near the viewport, their edges (at most a
+ * dozen leaving the screen per node, nearest first; the rest counted on the node) and the far ends
+ * of those edges are handed to React Flow, so a 4,000-node trace or a 2,000-way fan-out pans like a
+ * small one. Data edges
  * are solid blue arrows, control edges dashed grey.
  */
 export function TraceGraph({
@@ -103,7 +105,10 @@ export function TraceGraph({
   const colourOf = useCallback((a: string | null) => agentColor(a, agents), [agents]);
 
   const { flowNodes, flowEdges } = useMemo(() => {
-    const { edgeIdx, extraNodeIds } = edgesForNodes(visibleIds, edges, adj.outgoing, adj.incoming);
+    // Edges are windowed like nodes: a 2,000-way fan-out hands React Flow a few dozen edges, the
+    // rest are counted on their node ("+1,988 edges").
+    const centre = { x: (screen.width / 2 - viewport.x) / viewport.zoom, y: (screen.height / 2 - viewport.y) / viewport.zoom };
+    const { edgeIdx, extraNodeIds, hidden } = edgesForNodes(visibleIds, edges, adj.outgoing, adj.incoming, { positions: layout.positions, centre });
     const ids = [...visibleIds, ...extraNodeIds];
     const traceNodes: TraceFlowNode[] = [];
     for (const id of ids) {
@@ -118,7 +123,7 @@ export function TraceGraph({
         height: layout.nodeHeight,
         selected: id === selectedId,
         draggable: false,
-        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent), marks: marks?.get(id) },
+        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent), marks: marks?.get(id), hiddenEdges: hidden.get(id) },
       });
     }
     const flowEdges: Edge[] = edgeIdx.map((i) => {
@@ -139,7 +144,7 @@ export function TraceGraph({
       };
     });
     return { flowNodes: traceNodes as Node[], flowEdges };
-  }, [visibleIds, edges, adj, layout, byId, selectedId, matches, colourOf, marks]);
+  }, [visibleIds, edges, adj, layout, byId, selectedId, matches, colourOf, marks, viewport, screen]);
 
   useEffect(() => {
     if (flowNodes.length > 0 && typeof performance !== "undefined") {

@@ -12,6 +12,8 @@ export type TraceNodeData = {
   isMatch: boolean;
   agentColor: string;
   marks?: string[];
+  /** Edges of this node not drawn (windowed out: their other end is off screen). */
+  hiddenEdges?: { out: number; in: number };
 };
 export type TraceFlowNode = Node<TraceNodeData, "trace">;
 
@@ -54,10 +56,25 @@ export const TraceNode = memo(function TraceNode({ id, data, selected }: NodePro
         ))}
         {id}
       </div>
+      {data.hiddenEdges ? <HiddenEdges {...data.hiddenEdges} /> : null}
       <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-slate-400" />
     </div>
   );
 });
+
+/** "+1,988 out · +3 in": edges of a node left undrawn because their other end is off screen. */
+function HiddenEdges({ out, in: inn }: { out: number; in: number }) {
+  const parts = [out > 0 ? `+${out.toLocaleString("en")} out` : null, inn > 0 ? `+${inn.toLocaleString("en")} in` : null].filter(Boolean);
+  return (
+    <span
+      className="absolute right-1 bottom-0.5 rounded bg-slate-700 px-1 text-[10px] font-semibold text-white"
+      data-testid="hidden-edges"
+      title={`${out + inn} edges not drawn: their other ends are off screen (scroll to see them)`}
+    >
+      {parts.join(" · ")} edges
+    </span>
+  );
+}
 
 export const nodeTypes = { trace: TraceNode };
 

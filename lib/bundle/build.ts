@@ -5,7 +5,8 @@
  */
 import { BUNDLE_FORMAT, type BundleEdge, type BundleNode, type BoundaryRecord, type ReplayBundle } from "./schema";
 import { hashContent, hashRequest } from "./hash";
-import { validateBundle, type ValidationIssue } from "./validate";
+import { depthIssues, validateBundle, type ValidationIssue } from "./validate";
+import { stringifyBoundedIndent } from "./depth";
 
 export type NodeDraft = Omit<BundleNode, "contentHash"> & { contentHash?: string };
 export type RecordDraft = Omit<BoundaryRecord, "seq" | "requestHash"> & { seq?: number; requestHash?: string };
@@ -42,11 +43,20 @@ export class BundleValidationError extends Error {
  * @throws BundleValidationError listing every violation (e.g. an edge against the order)
  */
 export function buildBundle(d: BundleDraft): ReplayBundle {
+  // The nesting limit first (on the draft, at the paths the bundle will have): hashing recurses.
+  const deep = depthIssues(assemble(d, d.nodes as BundleNode[], (d.records ?? []) as BoundaryRecord[]));
+  if (deep.length > 0) throw new BundleValidationError(deep);
   const nodes: BundleNode[] = d.nodes.map((n) => ({ ...n, contentHash: hashContent(n.content) }) as BundleNode);
   const records: BoundaryRecord[] = (d.records ?? []).map(
     (r, i) => ({ ...r, seq: i, requestHash: hashRequest(r.request) }) as BoundaryRecord,
   );
-  const raw = {
+  const res = validateBundle(assemble(d, nodes, records));
+  if (!res.ok) throw new BundleValidationError(res.issues);
+  return res.bundle;
+}
+
+function assemble(d: BundleDraft, nodes: BundleNode[], records: BoundaryRecord[]) {
+  return {
     format: BUNDLE_FORMAT,
     id: d.id,
     parent: d.parent ?? null,
@@ -59,12 +69,13 @@ export function buildBundle(d: BundleDraft): ReplayBundle {
     ...(d.outcome !== undefined ? { outcome: d.outcome } : {}),
     ...(d.extra ?? {}),
   };
-  const res = validateBundle(raw);
-  if (!res.ok) throw new BundleValidationError(res.issues);
-  return res.bundle;
 }
 
-/** Serialize a bundle as the on-disk file (2-space JSON, trailing newline). */
+/**
+ * Serialize a bundle as the on-disk file: 2-space JSON for the first PRETTY_DEPTH (12) levels,
+ * compact below them (so deep content cannot blow up the file: size stays within a small factor
+ * of the compact JSON), trailing newline. Same JSON value, same hashes.
+ */
 export function serializeBundle(b: ReplayBundle): string {
-  return JSON.stringify(b, null, 2) + "\n";
+  return stringifyBoundedIndent(b) + "\n";
 }

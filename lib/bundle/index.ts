@@ -6,4 +6,7 @@ export type { ValidationIssue, ValidationResult, ValidationRule } from "./valida
 export { buildBundle, serializeBundle, BundleValidationError } from "./build";
 export type { BundleDraft, NodeDraft, RecordDraft } from "./build";
 export { parseJsonText, replaceNonFiniteLiterals, JsonTextError } from "./json-text";
-export { syntheticBundle, goldSizedBundle } from "./synthetic";
+export { syntheticBundle, goldSizedBundle, fanOutBundle } from "./synthetic";
+export type { FanOutBundleOptions } from "./synthetic";
+export { MAX_JSON_DEPTH, PRETTY_DEPTH, checkJsonDepth, findTooDeep, stringifyBoundedIndent } from "./depth";
+export type { DepthHit } from "./depth";

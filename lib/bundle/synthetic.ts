@@ -224,3 +224,62 @@ export function syntheticBundle(opts: SyntheticBundleOptions): ReplayBundle {
 export function goldSizedBundle(i: number): ReplayBundle {
   return syntheticBundle({ id: `bench/gold-sized/${i}`, turns: 3, seed: i + 1, agents: ["Orchestrator", "WebSurfer"] });
 }
+
+export interface FanOutBundleOptions {
+  /** Bundle id (must be unique in a database). */
+  id: string;
+  /** Number of parallel calls the dispatcher starts (>= 1); default 2,000. */
+  width?: number;
+  /** Worker agents the calls are spread over (round-robin); default 4 (`Worker-0`…`Worker-3`). */
+  workers?: number;
+}
+
+/**
+ * A wide fan-out: one dispatcher starts `width` parallel tool calls whose results all feed one
+ * join (issue 10 item 9, the inspector's worst case for edges: one node with `width` out-edges,
+ * one with `width` in-edges). Deterministic.
+ *
+ *   task_0000 (message, User) -> dispatcher (agent_action, Dispatcher)
+ *   dispatcher -> call_<i> (tool_call, Worker-<i % workers>)        for i in 0..width-1 (data)
+ *   call_<i> -> result_<i> (tool_result, same worker)                 (data)
+ *   result_<i> -> join (final_result, Dispatcher)                     (data)
+ *
+ * Observed order: task, dispatcher, all calls, all results, join. One `tool` record per call.
+ * Counts: nodes = 2·width + 3 (4,003 for 2,000), edges = 3·width + 1 (6,001), records = width.
+ * @throws Error when width < 1
+ */
+export function fanOutBundle(opts: FanOutBundleOptions): ReplayBundle {
+  const width = opts.width ?? 2000;
+  const workers = opts.workers ?? 4;
+  if (!(width >= 1) || !(workers >= 1)) throw new Error("fanOutBundle: width and workers must be >= 1");
+  const pad = (i: number) => String(i).padStart(4, "0");
+  const worker = (i: number) => `Worker-${i % workers}`;
+  const nodes: NodeDraft[] = [
+    { id: "task_0000", type: "message", agent: "User", label: "task", content: { role: "user", text: `check ${width} sources in parallel` } },
+    { id: "dispatcher", type: "agent_action", agent: "Dispatcher", label: `dispatch ${width} calls`, content: { text: `starting ${width} parallel lookups` } },
+  ];
+  const edges: BundleEdge[] = [
+    { from: "task_0000", to: "dispatcher", kind: "data" },
+  ];
+  const records: RecordDraft[] = [];
+  for (let i = 0; i < width; i++) {
+    const args = { url: `https://example.org/source/${i}` };
+    nodes.push({ id: `call_${pad(i)}`, type: "tool_call", agent: worker(i), label: `fetch #${i}`, content: { name: "fetch", arguments: args } });
+    edges.push({ from: "dispatcher", to: `call_${pad(i)}`, kind: "data" });
+    records.push({ nodeId: `call_${pad(i)}`, boundary: "tool", request: { name: "fetch", arguments: args }, response: { status: 200, length: 1000 + i } });
+  }
+  for (let i = 0; i < width; i++) {
+    nodes.push({ id: `result_${pad(i)}`, type: "tool_result", agent: worker(i), label: `result #${i}`, content: { status: 200, length: 1000 + i } });
+    edges.push({ from: `call_${pad(i)}`, to: `result_${pad(i)}`, kind: "data" });
+  }
+  nodes.push({ id: "join", type: "final_result", agent: "Dispatcher", label: "join", content: { answer: `${width} sources checked` } });
+  for (let i = 0; i < width; i++) edges.push({ from: `result_${pad(i)}`, to: "join", kind: "data" });
+  return buildBundle({
+    id: opts.id,
+    task: { prompt: `check ${width} sources in parallel` },
+    config: { mas: "synthetic-fan-out" },
+    nodes,
+    edges,
+    records,
+  });
+}

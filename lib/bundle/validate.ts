@@ -14,6 +14,7 @@
 import type { z } from "zod";
 import { BUNDLE_FORMAT, bundleSchema, type ReplayBundle } from "./schema";
 import { hashContent, hashRequest } from "./hash";
+import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
 
 export type ValidationRule =
   | "schema"
@@ -28,7 +29,8 @@ export type ValidationRule =
   | "record-order"
   | "content-hash"
   | "request-hash"
-  | "record-boundary-type";
+  | "record-boundary-type"
+  | "depth";
 
 export interface ValidationIssue {
   /** JSON path of the fault, e.g. `$.graph.nodes[4].contentHash`. */
@@ -74,6 +76,10 @@ function zodIssues(error: z.ZodError): ValidationIssue[] {
  *   of the graph, order and records are readable.
  */
 export function validateBundle(input: unknown): ValidationResult {
+  // Rule 0 (README §Nesting limit): nesting. Checked first and alone, iteratively: the later rules hash
+  // and walk content recursively, which is only safe within the limit.
+  const deep = depthIssues(input);
+  if (deep.length > 0) return { ok: false, bundle: null, issues: deep };
   const issues: ValidationIssue[] = [];
   const parsed = bundleSchema.safeParse(input);
   const badFormat = isRec(input) && input.format !== BUNDLE_FORMAT;
@@ -92,6 +98,26 @@ export function validateBundle(input: unknown): ValidationResult {
 
   if (issues.length === 0 && parsed.success) return { ok: true, bundle: parsed.data, issues: [] };
   return { ok: false, bundle: null, issues: dedupe(issues) };
+}
+
+/**
+ * Issues of rule `depth`: every object/array nested deeper than MAX_JSON_DEPTH below the top
+ * level (up to 20 places), each with its JSON path and node id or record seq. Iterative.
+ */
+export function depthIssues(input: unknown): ValidationIssue[] {
+  return findTooDeep(input, MAX_JSON_DEPTH, { maxHits: 20 }).map((h) => {
+    const node = /^\$\.graph\.nodes\[(\d+)\]/.exec(h.path);
+    const rec = /^\$\.records\[(\d+)\]/.exec(h.path);
+    const nodes = isRec(input) && isRec(input.graph) ? arr(input.graph.nodes) : [];
+    const n = node ? nodes[Number(node[1])] : undefined;
+    return {
+      path: h.path,
+      rule: "depth" as const,
+      message: `nested deeper than ${MAX_JSON_DEPTH} levels (the limit of lib/bundle/README.md §Nesting limit; flatten or truncate this value; other rules were not checked)`,
+      ...(isRec(n) && typeof n.id === "string" ? { nodeId: n.id } : {}),
+      ...(rec ? { seq: Number(rec[1]) } : {}),
+    };
+  });
 }
 
 function dedupe(issues: ValidationIssue[]): ValidationIssue[] {

@@ -305,19 +305,28 @@ export async function getNodeDetail(db: Db, o: { caseId: string; nodeId: string 
     error: node.errorJson ? (JSON.parse(node.errorJson) as unknown) : null,
     content,
     contentHash: node.contentHash,
-    hashVerifies: hashContent(content) === node.contentHash,
+    hashVerifies: verifies(() => hashContent(content) === node.contentHash),
     records: records.map((r) => ({
       seq: r.seq,
       boundary: r.boundary,
       request: JSON.parse(r.requestJson) as unknown,
       requestHash: r.requestHash,
-      requestHashVerifies: hashRequest(JSON.parse(r.requestJson)) === r.requestHash,
+      requestHashVerifies: verifies(() => hashRequest(JSON.parse(r.requestJson)) === r.requestHash),
       response: JSON.parse(r.responseJson) as unknown,
       meta: r.metaJson ? (JSON.parse(r.metaJson) as unknown) : null,
     })),
     parents: parents.map((p) => ({ nodeId: p.fromNodeId, kind: p.kind })),
     children: children.map((c) => ({ nodeId: c.toNodeId, kind: c.kind })),
   };
+}
+
+/** A hash check that cannot be computed (content past the nesting limit stored by an older version) does not verify. */
+function verifies(check: () => boolean): boolean {
+  try {
+    return check();
+  } catch {
+    return false;
+  }
 }
 
 /**

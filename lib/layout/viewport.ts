@@ -3,7 +3,7 @@
  * trace renders like a 100-node one (see ../shared/docs/measurements.md: handing all 4,000
  * nodes to React Flow costs ~2 s before anything shows).
  */
-import type { GraphEdgeLite, LayoutResult } from "./types";
+import type { GraphEdgeLite, LayoutResult, Point } from "./types";
 
 /** React Flow viewport: flow point p shows at screen p · zoom + (x, y). */
 export interface Viewport {
@@ -54,24 +54,91 @@ export function nodesInView(layout: LayoutResult, v: Viewport, width: number, he
     .map((e) => e.id);
 }
 
+/** Limits of {@link edgesForNodes}: how many edges React Flow is handed at most. */
+export interface EdgeWindowOptions {
+  /** Node positions (top-left, flow units), to keep the far ends nearest the viewport centre. */
+  positions?: Map<string, Point>;
+  /** Viewport centre in flow units (default: none, far ends kept in edge order). */
+  centre?: Point;
+  /** Edges per rendered node that lead off screen, at most (default 12); the rest are bundled. */
+  maxFarPerNode?: number;
+  /** Edges in all, at most (default 1,500). */
+  maxEdges?: number;
+}
+
+/** Defaults of {@link EdgeWindowOptions}. */
+export const EDGE_WINDOW = { maxFarPerNode: 12, maxEdges: 1500 } as const;
+
 /**
- * The edges to draw for a set of rendered nodes: every edge with at least one endpoint rendered,
- * plus the far endpoints those edges need (so an edge leaving the screen still shows).
+ * The edges to draw for a set of rendered nodes, windowed like the nodes: edges with both ends
+ * rendered, plus per rendered node at most `maxFarPerNode` edges leaving the screen (those whose
+ * far end lies nearest the viewport centre) with the far endpoints they need, and never more than
+ * `maxEdges` in all. Every edge left out is counted on its rendered endpoint (`hidden`), so the
+ * node can show "+1,988 edges" instead of the graph handing React Flow 2,000 edges and 2,000 far
+ * nodes for one dispatcher (the 65 s freeze of issue 10 item 9). O(sum of the rendered nodes'
+ * degrees + k log k) per call.
+ * @param visible ids of the rendered nodes
+ * @param edges all edges (indices are edge ids)
+ * @param outgoing / incoming adjacency from {@link adjacency}
+ * @returns `edgeIdx` ascending, `extraNodeIds` (far endpoints to render too) and `hidden`: node id
+ *   → `{out, in}` counts of its edges not drawn
  */
-export function edgesForNodes(visible: Iterable<string>, edges: readonly GraphEdgeLite[], outgoing: Map<string, number[]>, incoming: Map<string, number[]>) {
+export function edgesForNodes(
+  visible: Iterable<string>,
+  edges: readonly GraphEdgeLite[],
+  outgoing: Map<string, number[]>,
+  incoming: Map<string, number[]>,
+  opts: EdgeWindowOptions = {},
+) {
+  const maxFar = opts.maxFarPerNode ?? EDGE_WINDOW.maxFarPerNode;
+  const maxEdges = opts.maxEdges ?? EDGE_WINDOW.maxEdges;
   const nodeIds = new Set(visible);
-  const edgeIdx = new Set<number>();
+  const hidden = new Map<string, { out: number; in: number }>();
+  const hide = (id: string, dir: "out" | "in") => {
+    const h = hidden.get(id) ?? hidden.set(id, { out: 0, in: 0 }).get(id)!;
+    h[dir] += 1;
+  };
+  const dist = (id: string) => {
+    const p = opts.positions?.get(id);
+    return p && opts.centre ? Math.abs(p.y - opts.centre.y) + Math.abs(p.x - opts.centre.x) : 0;
+  };
+  const inner = new Set<number>();
+  const far: Array<{ i: number; id: string; dir: "out" | "in" }> = [];
   for (const id of nodeIds) {
-    for (const i of outgoing.get(id) ?? []) edgeIdx.add(i);
-    for (const i of incoming.get(id) ?? []) edgeIdx.add(i);
+    const mine: Array<{ i: number; other: string; dir: "out" | "in" }> = [];
+    for (const i of outgoing.get(id) ?? []) {
+      if (nodeIds.has(edges[i].to)) inner.add(i);
+      else mine.push({ i, other: edges[i].to, dir: "out" });
+    }
+    for (const i of incoming.get(id) ?? []) {
+      if (nodeIds.has(edges[i].from)) inner.add(i);
+      else mine.push({ i, other: edges[i].from, dir: "in" });
+    }
+    if (mine.length > maxFar) {
+      if (opts.positions && opts.centre) {
+        const d = new Map(mine.map((m) => [m.i, dist(m.other)]));
+        mine.sort((a, b) => d.get(a.i)! - d.get(b.i)! || a.i - b.i);
+      }
+      for (const m of mine.slice(maxFar)) hide(id, m.dir);
+      mine.length = maxFar;
+    }
+    for (const m of mine) far.push({ i: m.i, id, dir: m.dir });
   }
+  // Budget: edges between rendered nodes first (in edge order), then the far ones.
+  const innerSorted = [...inner].sort((a, b) => a - b);
+  const kept: number[] = innerSorted.slice(0, maxEdges);
+  for (const i of innerSorted.slice(maxEdges)) hide(edges[i].from, "out");
   const extra = new Set<string>();
-  for (const i of edgeIdx) {
-    const e = edges[i];
-    if (!nodeIds.has(e.from)) extra.add(e.from);
-    if (!nodeIds.has(e.to)) extra.add(e.to);
+  for (const f of far) {
+    if (kept.length >= maxEdges) {
+      hide(f.id, f.dir);
+      continue;
+    }
+    kept.push(f.i);
+    const e = edges[f.i];
+    extra.add(f.dir === "out" ? e.to : e.from);
   }
-  return { edgeIdx: [...edgeIdx].sort((a, b) => a - b), extraNodeIds: [...extra] };
+  return { edgeIdx: kept.sort((a, b) => a - b), extraNodeIds: [...extra], hidden };
 }
 
 /** Adjacency as edge indices: node id → indices of its outgoing / incoming edges. */
