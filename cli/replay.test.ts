@@ -144,7 +144,8 @@ describe("streaming, replay of a replay, parallel tool calls (scripted local Ope
     expect(first.events.at(-1)).toEqual({ data: "[DONE]" });
     // Replay to the last LLM call; the prefix streams are served from the recording.
     const last = src.records.filter((r) => r.boundary === "llm").at(-1)!;
-    const r = await replayCommand([file, "--target", last.nodeId, "--upstream", llm.url, "--tool-upstream", tools.url, "--out", path.join(dir, "wf-replay.json")]);
+    // The bundle's own command (with its env prefix) is not run without --allow-bundle-command: give it after --.
+    const r = await replayCommand([file, "--target", last.nodeId, "--upstream", llm.url, "--tool-upstream", tools.url, "--out", path.join(dir, "wf-replay.json"), "--", "env", "SYMTRACE_STREAM=1", ...MAS("workflow")]);
     expect(r.code, JSON.stringify(r.output)).toBe(0);
     // Chunk by chunk at the HTTP level: the replayed SSE body is exactly the recorded events, in order.
     const session = new ReplaySession({ source: src, targetNodeId: last.nodeId, stopAtTarget: true });
