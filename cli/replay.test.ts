@@ -256,7 +256,8 @@ describe("an unmodified openai SDK client against the proxy (scripted local Open
       const a = await sdk.chat.completions.create(body);
       expect(a).toEqual(src.records[0].response);
       const again: unknown[] = [];
-      for await (const c of await sdk.chat.completions.create({ ...body, stream: true })) again.push(c);
+      // Asked for usage as when recorded: the same chunks (without the option there is no usage chunk: proxy/stream-usage.test.ts).
+      for await (const c of await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } })) again.push(c);
       expect(again).toEqual(chunks);
       expect(rep.end()).toBeNull();
       // Fail-closed: a further request is refused with HTTP 400 and a message saying why.
