@@ -35,8 +35,8 @@ const USAGE = [
   "symtrace agreement <annotations.json> [--resamples N] [--seed S]",
   "symtrace agreement --mad <MAD file>",
   "symtrace agreement --from-db [--dataset D] [--mas M] [--benchmark B] [--resamples N] [--seed S]",
-  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>",
-  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]   (exit 3: first divergence)",
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>",
+  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
 function print(o: Out): void {

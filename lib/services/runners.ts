@@ -58,7 +58,7 @@ export function builtinRunners(root: string = process.cwd()): RegisteredRunner[]
   return ["orchestrator", "workflow", "conversation"].map((name) => ({
     name,
     description: `reference MAS mas/${name}.ts`,
-    command: [process.execPath, "--import", "tsx", path.join(root, "mas", `${name}.ts`)],
+    command: [process.execPath, "--import", "tsx", path.join(/*turbopackIgnore: true*/ root, "mas", `${name}.ts`)],
     cwd: root,
     env: {},
     passEnv: MAS_ENV,
