@@ -209,7 +209,7 @@ function chooseRunner(
  *   --upstream, `{ ok, status: "prefix-verified", verified, target }`; 3 with the first-divergence
  *   report; 2 bad input
  */
-export async function replayCommand(args: string[], registry: readonly RegisteredRunner[] = loadRunnerRegistry()): Promise<Result> {
+export async function replayCommand(args: string[], registry?: readonly RegisteredRunner[]): Promise<Result> {
   try {
     const { opts, positional, command: given } = parseArgs(args, ["--target", "--guidance", "--upstream", "--tool-upstream", "--out", "--id", "--runner"], ["--allow-bundle-command"]);
     if (positional.length !== 1) throw new BadInput(`usage: ${REPLAY_USAGE}`);
@@ -220,7 +220,13 @@ export async function replayCommand(args: string[], registry: readonly Registere
     checkUrl(opts["--upstream"], "--upstream");
     checkUrl(opts["--tool-upstream"], "--tool-upstream");
     const source = loadBundle(positional[0]);
-    const how = chooseRunner(source, given, opts["--runner"], opts["--allow-bundle-command"] === "true", registry);
+    let runners = registry;
+    try {
+      runners ??= loadRunnerRegistry();
+    } catch (e) {
+      throw new BadInput((e as Error).message, "SYMTRACE_RUNNERS_FILE");
+    }
+    const how = chooseRunner(source, given, opts["--runner"], opts["--allow-bundle-command"] === "true", runners);
     const { result, details } = await executeReplayWithDetails({
       source,
       targetNodeId: target,

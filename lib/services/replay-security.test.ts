@@ -20,7 +20,7 @@ import { recordCommand, replayCommand } from "../../cli/replay";
 import { importPaths } from "./import-files";
 import { mayReplay } from "./replay-access";
 import { describeReplayTarget, startCaseReplays } from "./replay-start";
-import { builtinRunners, parseRunnersFile, planReplay, runnerEnv } from "./runners";
+import { builtinRunners, loadRunnerRegistry, parseRunnersFile, planReplay, registryForRoute, runnerEnv } from "./runners";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const MAS = (name: string) => ["node", "--import", "tsx", path.join(ROOT, "mas", `${name}.ts`)];
@@ -165,6 +165,21 @@ describe("runner registry", () => {
     expect(() => parseRunnersFile(JSON.stringify({ runners: [{ name: "a", command: ["x"], cwd: "rel" }] }), "r.json")).toThrow("$.runners[0].cwd: an absolute path");
     expect(() => parseRunnersFile(JSON.stringify({ runners: [{ name: "a", command: ["x"] }, { name: "a", command: ["y"] }] }), "r.json")).toThrow('$.runners[1].name: "a" is registered twice');
     expect(() => parseRunnersFile("{", "r.json")).toThrow("runners file r.json is not JSON");
+  });
+
+  test("loadRunnerRegistry: built-ins plus the file (a file entry replaces a built-in); SYMTRACE_BUILTIN_RUNNERS=0; a bad file is a 500 naming it", async () => {
+    const file = path.join(stack.dir, "runners.json");
+    writeFileSync(file, JSON.stringify({ runners: [{ name: "workflow", command: ["/opt/wf"], cwd: "/opt" }, { name: "extra", command: ["x"] }] }));
+    const all = loadRunnerRegistry({ SYMTRACE_RUNNERS_FILE: file });
+    expect(all.map((r) => `${r.name}:${r.source}`)).toEqual(["orchestrator:built-in", "workflow:file", "conversation:built-in", "extra:file"]);
+    expect(all.find((r) => r.name === "workflow")!.command).toEqual(["/opt/wf"]);
+    expect(loadRunnerRegistry({ SYMTRACE_RUNNERS_FILE: file, SYMTRACE_BUILTIN_RUNNERS: "0" }).map((r) => r.name)).toEqual(["workflow", "extra"]);
+    writeFileSync(file, JSON.stringify({ runners: [{ name: "bad", command: "rm -rf /" }] }));
+    const res = registryForRoute({ SYMTRACE_RUNNERS_FILE: file });
+    expect(res).toBeInstanceOf(Response);
+    expect((res as Response).status).toBe(500);
+    expect(((await (res as Response).json()) as { error: string }).error).toContain(`runners file ${file} is invalid: $.runners[0].command`);
+    expect(() => loadRunnerRegistry({ SYMTRACE_RUNNERS_FILE: path.join(stack.dir, "missing.json") })).toThrow("cannot read the runners file");
   });
 
   test("runnerEnv: base + passEnv from the server, only allowed bundle keys, fixed env last; nothing else leaks", () => {

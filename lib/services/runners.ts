@@ -113,6 +113,15 @@ export function loadRunnerRegistry(env: Env = readEnv()): RegisteredRunner[] {
   return [...byName.values()];
 }
 
+/** loadRunnerRegistry for routes: the registry, or a 500 Response naming the configuration error. */
+export function registryForRoute(env?: Env): RegisteredRunner[] | Response {
+  try {
+    return loadRunnerRegistry(env);
+  } catch (e) {
+    return Response.json({ error: `replay is not available: ${(e as Error).message}` }, { status: 500 });
+  }
+}
+
 /** What a bundle says about its runner (never executed): its name, and the command it was recorded with. */
 export interface BundleRunnerRef {
   /** `config.runner.name`, else (older bundles without a name) `config.mas`; null when the bundle has no `config.runner`. */

@@ -1,7 +1,7 @@
 import { replayCaseRoute } from "@/lib/api";
 import { replaySettings } from "@/lib/env";
 import { describeReplayTarget } from "@/lib/services/replay-start";
-import { loadRunnerRegistry } from "@/lib/services/runners";
+import { registryForRoute } from "@/lib/services/runners";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +15,9 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
   const r = await replayCaseRoute(req, ctx.params);
   if (r instanceof Response) return r;
+  const registry = registryForRoute();
+  if (registry instanceof Response) return registry;
   const node = new URL(req.url).searchParams.get("node") ?? "";
-  const { status, body } = await describeReplayTarget(r.db, { viewer: r.viewer, caseId: r.caseId, node, registry: loadRunnerRegistry(), settings: replaySettings() });
+  const { status, body } = await describeReplayTarget(r.db, { viewer: r.viewer, caseId: r.caseId, node, registry, settings: replaySettings() });
   return Response.json(body, { status });
 }

@@ -3,7 +3,7 @@ import { listRunsForCase } from "@/lib/db";
 import { replaySettings } from "@/lib/env";
 import { ensureEmbeddedWorker } from "@/lib/jobs";
 import { startCaseReplays } from "@/lib/services/replay-start";
-import { loadRunnerRegistry } from "@/lib/services/runners";
+import { registryForRoute } from "@/lib/services/runners";
 import { createReplaysSchema } from "@/lib/schemas/replays";
 
 export const dynamic = "force-dynamic";
@@ -26,9 +26,11 @@ export async function POST(req: Request, ctx: { params: Promise<{ caseId: string
   if (r instanceof Response) return r;
   const body = await parseBody(req, createReplaysSchema);
   if (body instanceof Response) return body;
+  const registry = registryForRoute();
+  if (registry instanceof Response) return registry;
   try {
     await ensureEmbeddedWorker();
-    const started = await startCaseReplays(r.db, { caseId: r.caseId, targetNodeId: body.targetNodeId, guidance: body.guidance, count: body.count, endpoint: replaySettings(), createdById: r.viewer.id, registry: loadRunnerRegistry() });
+    const started = await startCaseReplays(r.db, { caseId: r.caseId, targetNodeId: body.targetNodeId, guidance: body.guidance, count: body.count, endpoint: replaySettings(), createdById: r.viewer.id, registry });
     if (!started) return Response.json({ error: "no such case" }, { status: 404 });
     return Response.json({ groupId: started.groupId, runs: started.runs, plan: started.plan }, { status: 201 });
   } catch (e) {
