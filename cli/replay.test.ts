@@ -144,7 +144,8 @@ describe("streaming, replay of a replay, parallel tool calls (scripted local Ope
     expect(first.events.at(-1)).toEqual({ data: "[DONE]" });
     // Replay to the last LLM call; the prefix streams are served from the recording.
     const last = src.records.filter((r) => r.boundary === "llm").at(-1)!;
-    const r = await replayCommand([file, "--target", last.nodeId, "--upstream", llm.url, "--tool-upstream", tools.url, "--out", path.join(dir, "wf-replay.json")]);
+    // The bundle's own command (with its env prefix) is not run without --allow-bundle-command: give it after --.
+    const r = await replayCommand([file, "--target", last.nodeId, "--upstream", llm.url, "--tool-upstream", tools.url, "--out", path.join(dir, "wf-replay.json"), "--", "env", "SYMTRACE_STREAM=1", ...MAS("workflow")]);
     expect(r.code, JSON.stringify(r.output)).toBe(0);
     // Chunk by chunk at the HTTP level: the replayed SSE body is exactly the recorded events, in order.
     const session = new ReplaySession({ source: src, targetNodeId: last.nodeId, stopAtTarget: true });
@@ -255,7 +256,8 @@ describe("an unmodified openai SDK client against the proxy (scripted local Open
       const a = await sdk.chat.completions.create(body);
       expect(a).toEqual(src.records[0].response);
       const again: unknown[] = [];
-      for await (const c of await sdk.chat.completions.create({ ...body, stream: true })) again.push(c);
+      // Asked for usage as when recorded: the same chunks (without the option there is no usage chunk: proxy/stream-usage.test.ts).
+      for await (const c of await sdk.chat.completions.create({ ...body, stream: true, stream_options: { include_usage: true } })) again.push(c);
       expect(again).toEqual(chunks);
       expect(rep.end()).toBeNull();
       // Fail-closed: a further request is refused with HTTP 400 and a message saying why.

@@ -5,11 +5,19 @@
  * itself is lib/services/replay-exec.ts (`executeReplay`, shared with the app's replay worker;
  * `record` uses its `runMasProcess` / `masEnv`).
  *
- *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>
- *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]
+ *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>
+ *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>]
+ *          [--runner <name> | --allow-bundle-command | -- <command...>]
+ *
+ * What `replay` runs (issue 10 item 1; a bundle is untrusted input): the command typed after `--`;
+ * else the registered runner `--runner` names; else, with `--allow-bundle-command`, the bundle's own
+ * `config.runner.command` (and `.env`); else the registered runner the bundle names
+ * (`config.runner.name`, or `config.mas` for older bundles; lib/services/runners.ts). A bundle
+ * command is never run without the flag: exit 2 saying so.
  *
  * The child gets OPENAI_BASE_URL (proxy, ends /v1), SYMTRACE_TOOL_URL (gateway), SYMTRACE_TASK
- * (the task prompt), OPENAI_API_KEY (kept, or "symtrace-local"), plus `config.runner.env` on replay.
+ * (the task prompt), OPENAI_API_KEY (kept, or "symtrace-local"); a registered runner gets only its
+ * allowed environment (runnerEnv).
  * Its stdout is parsed for a `{"final": ...}` JSON line; its stderr goes to our stderr. Our stdout
  * is one JSON object.
  *
@@ -25,13 +33,14 @@ import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } fro
 import { RecordSession } from "../lib/replay";
 import { executeReplayWithDetails, masEnv, runMasProcess, type MasRunResult } from "../lib/services/replay-exec";
 import { startBoundaryProxy } from "../proxy";
+import { loadRunnerRegistry, planReplay, runnerSchema, type RegisteredRunner } from "../lib/services/runners";
 
 type Result = { code: number; output: unknown };
 
 export const RECORD_USAGE =
-  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>";
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>";
 export const REPLAY_USAGE =
-  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]";
+  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]";
 
 const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
 
@@ -44,8 +53,8 @@ class BadInput extends Error {
   }
 }
 
-/** Split `a b -- cmd x` into options and command; take `--name value` flags. */
-function parseArgs(args: string[], flags: string[]): { opts: Record<string, string>; positional: string[]; command: string[] } {
+/** Split `a b -- cmd x` into options and command; take `--name value` flags and `switches` (no value, "true"). */
+function parseArgs(args: string[], flags: string[], switches: string[] = []): { opts: Record<string, string>; positional: string[]; command: string[] } {
   const dd = args.indexOf("--");
   const head = dd >= 0 ? args.slice(0, dd) : args.slice();
   const command = dd >= 0 ? args.slice(dd + 1) : [];
@@ -53,7 +62,8 @@ function parseArgs(args: string[], flags: string[]): { opts: Record<string, stri
   const positional: string[] = [];
   for (let i = 0; i < head.length; i++) {
     const a = head[i];
-    if (a.startsWith("--")) {
+    if (switches.includes(a)) opts[a] = "true";
+    else if (a.startsWith("--")) {
       if (!flags.includes(a)) throw new BadInput(`unknown option ${a}`, a);
       const v = head[i + 1];
       if (v === undefined || v.startsWith("--")) throw new BadInput(`${a} needs a value`, a);
@@ -104,7 +114,7 @@ function checkUrl(v: string | undefined, name: string): void {
  */
 export async function recordCommand(args: string[]): Promise<Result> {
   try {
-    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--task", "--task-file", "--id"]);
+    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--task", "--task-file", "--id", "--runner"]);
     if (positional.length) throw new BadInput(`unexpected ${positional[0]}; usage: ${RECORD_USAGE}`);
     const out = opts["--out"];
     if (!out) throw new BadInput(`--out is required; usage: ${RECORD_USAGE}`, "--out");
@@ -137,7 +147,9 @@ export async function recordCommand(args: string[]): Promise<Result> {
       await proxy.close();
     }
     if (run.spawnError) return fail(2, `cannot start ${command[0]}: ${run.spawnError}`, "--");
-    const bundle = session.toBundle({ final: run.final, runner: { command } });
+    const runnerName = opts["--runner"];
+    if (runnerName !== undefined && !runnerSchema.shape.name.safeParse(runnerName).success) throw new BadInput(`--runner must be 1–64 letters, digits, . _ - ; got ${JSON.stringify(runnerName)}`, "--runner");
+    const bundle = session.toBundle({ final: run.final, runner: { ...(runnerName ? { name: runnerName } : {}), command } });
     const first = bundle.records.find((r) => r.boundary === "llm")?.request as { model?: unknown } | undefined;
     if (typeof first?.model === "string") bundle.config.model = first.model;
     if (proxy.modelsSeen !== undefined) (bundle.config.replay as Record<string, unknown>).models = proxy.modelsSeen;
@@ -153,16 +165,53 @@ export async function recordCommand(args: string[]): Promise<Result> {
 }
 
 /**
+ * What `replay` runs (see the module doc): a trusted command, or a registered runner.
+ * @throws BadInput when nothing may run (a bundle command without --allow-bundle-command, an
+ *   unknown --runner, no command at all)
+ */
+function chooseRunner(
+  source: ReplayBundle,
+  given: string[],
+  runnerName: string | undefined,
+  allowBundleCommand: boolean,
+  registry: readonly RegisteredRunner[],
+): { command: string[] | null; runner: RegisteredRunner | null; env?: Record<string, string> } {
+  const flags = [given.length ? "-- <command>" : null, runnerName !== undefined ? "--runner" : null, allowBundleCommand ? "--allow-bundle-command" : null].filter(Boolean);
+  if (flags.length > 1) throw new BadInput(`give only one of ${flags.join(", ")}`, "--");
+  if (given.length) return { command: given, runner: null };
+  if (runnerName !== undefined) {
+    const runner = registry.find((r) => r.name === runnerName);
+    if (!runner) throw new BadInput(`runner "${runnerName}" is not registered (registered: ${registry.map((r) => r.name).join(", ") || "none"}; see SYMTRACE_RUNNERS_FILE)`, "--runner");
+    return { command: null, runner };
+  }
+  const bundleCommand = source.config.runner?.command ?? [];
+  if (allowBundleCommand) {
+    if (bundleCommand.length === 0) throw new BadInput("--allow-bundle-command: the bundle has no config.runner.command", "--allow-bundle-command");
+    return { command: bundleCommand, runner: null, env: source.config.runner?.env ?? undefined };
+  }
+  const plan = planReplay(source, registry);
+  if (plan.runner) return { command: null, runner: plan.runner };
+  if (bundleCommand.length > 0) {
+    throw new BadInput(
+      `${plan.reason}. The bundle carries the command ${JSON.stringify(bundleCommand)}, which is not run unless you pass --allow-bundle-command (only for bundles you trust); or give a command after --, or --runner <name>`,
+      "$.config.runner.command",
+    );
+  }
+  throw new BadInput(`no command: give one after --, or --runner <name> (${plan.reason})`, "--");
+}
+
+/**
  * `replay` (selective replay, seeds/000 Algorithm 2): restart the MAS under the replay proxy, serve
  * the verified prefix, go live at the target with the guidance appended.
  * @param args the arguments after `replay`
+ * @param registry the registered runners (default: this machine's, loadRunnerRegistry)
  * @returns code 0 `{ ok, status: "replayed", out, bundleId, target, verified, ... }` or, without
  *   --upstream, `{ ok, status: "prefix-verified", verified, target }`; 3 with the first-divergence
  *   report; 2 bad input
  */
-export async function replayCommand(args: string[]): Promise<Result> {
+export async function replayCommand(args: string[], registry?: readonly RegisteredRunner[]): Promise<Result> {
   try {
-    const { opts, positional, command: given } = parseArgs(args, ["--target", "--guidance", "--upstream", "--tool-upstream", "--out", "--id"]);
+    const { opts, positional, command: given } = parseArgs(args, ["--target", "--guidance", "--upstream", "--tool-upstream", "--out", "--id", "--runner"], ["--allow-bundle-command"]);
     if (positional.length !== 1) throw new BadInput(`usage: ${REPLAY_USAGE}`);
     const target = opts["--target"];
     if (!target) throw new BadInput(`--target is required; usage: ${REPLAY_USAGE}`, "--target");
@@ -171,15 +220,22 @@ export async function replayCommand(args: string[]): Promise<Result> {
     checkUrl(opts["--upstream"], "--upstream");
     checkUrl(opts["--tool-upstream"], "--tool-upstream");
     const source = loadBundle(positional[0]);
-    const command = given.length ? given : (source.config.runner?.command ?? []);
-    if (command.length === 0) throw new BadInput("no command: give one after -- (the bundle has no config.runner.command)", "--");
+    let runners = registry;
+    try {
+      runners ??= loadRunnerRegistry();
+    } catch (e) {
+      throw new BadInput((e as Error).message, "SYMTRACE_RUNNERS_FILE");
+    }
+    const how = chooseRunner(source, given, opts["--runner"], opts["--allow-bundle-command"] === "true", runners);
     const { result, details } = await executeReplayWithDetails({
       source,
       targetNodeId: target,
       guidance: opts["--guidance"] ?? "",
       upstream: opts["--upstream"] ?? null,
       toolUpstream: opts["--tool-upstream"] ?? null,
-      command,
+      command: how.command,
+      runner: how.runner,
+      env: how.env,
       newBundleId: opts["--id"],
       timeoutMs: Infinity,
     });

@@ -17,7 +17,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { parseJsonText, serializeBundle, validateBundle } from "../lib/bundle";
+import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } from "../lib/bundle";
 import { IMPORT_FORMATS, type ImportFormat } from "../lib/importers";
 
 type Out = Record<string, unknown>;
@@ -35,8 +35,8 @@ const USAGE = [
   "symtrace agreement <annotations.json> [--resamples N] [--seed S]",
   "symtrace agreement --mad <MAD file>",
   "symtrace agreement --from-db [--dataset D] [--mas M] [--benchmark B] [--resamples N] [--seed S]",
-  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] -- <command...>",
-  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [-- <command...>]   (exit 3: first divergence)",
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>",
+  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
 function print(o: Out): void {
@@ -52,7 +52,27 @@ function flag(args: string[], name: string): string | undefined {
   return v;
 }
 
-/** `validate <file>`: every violation of spec §Validation, with JSON paths. */
+/**
+ * Warnings of a valid bundle (never a failure): a `config.runner.command` / `.env` is reported as
+ * carried but not executed (issue 10 item 1: only registered runners run).
+ * @returns `{}` or `{ warnings: [{ path, message }] }`
+ */
+function bundleWarnings(b: ReplayBundle): { warnings?: Array<{ path: string; message: string }> } {
+  const runner = b.config.runner;
+  const warnings: Array<{ path: string; message: string }> = [];
+  if (runner?.command?.length) {
+    warnings.push({
+      path: "$.config.runner.command",
+      message: `the bundle carries a runner command ${JSON.stringify(runner.command)}; it will not be executed: the app replays only registered runners${runner.name ? ` (this bundle names "${runner.name}")` : ""}, and symtrace replay runs it only with --allow-bundle-command`,
+    });
+  }
+  if (runner?.env && Object.keys(runner.env).length > 0) {
+    warnings.push({ path: "$.config.runner.env", message: `the bundle sets environment variables (${Object.keys(runner.env).join(", ")}); a registered runner takes only the names it allows` });
+  }
+  return warnings.length ? { warnings } : {};
+}
+
+/** `validate <file>`: every violation of spec §Validation, with JSON paths; warnings for a carried runner command. */
 function validate(args: string[]): number {
   const file = args[0];
   if (!file) throw new UsageError("usage: symtrace validate <file>");
@@ -76,7 +96,7 @@ function validate(args: string[]): number {
     return 1;
   }
   const b = res.bundle;
-  print({ ok: true, nodes: b.graph.nodes.length, edges: b.graph.edges.length, records: b.records.length });
+  print({ ok: true, nodes: b.graph.nodes.length, edges: b.graph.edges.length, records: b.records.length, ...bundleWarnings(b) });
   return 0;
 }
 

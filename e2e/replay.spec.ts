@@ -42,6 +42,9 @@ async function startReplay(page: Page, bundleId: string, nodeId: string) {
   await page.getByRole("button", { name: "Replay from here" }).click();
   const dialog = page.getByTestId("replay-dialog");
   await expect(dialog.getByTestId("replay-boundary")).toContainText("Native replay");
+  // What will run is shown before anything runs: the built-in runner the bundle names (config.mas), its command.
+  await expect(dialog.getByTestId("replay-runner")).toContainText("registered runner orchestrator");
+  await expect(dialog.getByTestId("replay-runner-command")).toContainText("mas/orchestrator.ts");
   await expect(dialog.getByTestId("replay-endpoint")).toContainText(LLM);
   await dialog.getByLabel("Guidance").fill("Check the family ticket before computing the total.");
   await dialog.getByRole("button", { name: "Start replay" }).click();

@@ -15,6 +15,10 @@ const envSchema = z.object({
   SYMTRACE_REPLAY_MODEL: z.string().optional(),
   /** The real tool server live tool calls of a replay go to. */
   SYMTRACE_REPLAY_TOOL_UPSTREAM: z.string().url().optional(),
+  /** Registered runners of native replay: a JSON file `{ "runners": [...] }` (lib/services/runners.ts). */
+  SYMTRACE_RUNNERS_FILE: z.string().min(1).optional(),
+  /** "0" turns off the built-in runners of the reference MAS in mas/ (default on). */
+  SYMTRACE_BUILTIN_RUNNERS: z.enum(["0", "1"], "SYMTRACE_BUILTIN_RUNNERS must be 0 or 1").optional(),
 });
 
 /** The live endpoint settings of replays (null when not configured: replays verify the prefix only). */

@@ -21,7 +21,7 @@ import { text as readText } from "node:stream/consumers";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createParser } from "eventsource-parser";
-import { formatSseEvent, isStreamedResponse, type BoundarySession, type DivergenceReport, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
+import { formatSseEvent, isStreamedResponse, streamEventsFor, type BoundarySession, type DivergenceReport, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
 
 /** Why a session stopped the run (the CLI then stops the MAS). */
 export type ProxyStop =
@@ -137,8 +137,9 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     }
   };
 
-  const serveRecorded = async (res: http.ServerResponse, step: Extract<Step, { kind: "recorded" }>) => {
-    if (isStreamedResponse(step.response)) await writeStream(res, step.response.events, step.httpStatus);
+  /** Serve a recorded response; a stream as the client asked for it (`streamEventsFor`: no usage chunk unless requested). */
+  const serveRecorded = async (res: http.ServerResponse, step: Extract<Step, { kind: "recorded" }>, request?: unknown) => {
+    if (isStreamedResponse(step.response)) await writeStream(res, request === undefined ? step.response.events : streamEventsFor(step.response.events, request), step.httpStatus);
     else sendJson(res, step.httpStatus, step.response);
   };
 
@@ -249,7 +250,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
         return apiError(res, 400, "invalid_request_error", "request body is not valid JSON");
       }
       const step = session.begin({ boundary: "llm", request: body });
-      if (step.kind === "recorded") return serveRecorded(res, step);
+      if (step.kind === "recorded") return serveRecorded(res, step, body);
       if (step.kind === "live") return liveLlm(req, res, step);
       return refuse(res, step);
     })()

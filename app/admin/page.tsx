@@ -1,6 +1,8 @@
 import type { Metadata } from "next";
 import { getDb, listCaseFacets, listOpenAssignments, listRecentAudit, listSubmittedAnnotations, listUsers } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
+import { RunnersTable, type RunnerRow } from "@/components/admin/runners-table";
+import { loadRunnerRegistry } from "@/lib/services/runners";
 import { AssignForm, RemoveAssignmentForm, ReopenForm, UserForm } from "@/components/admin/admin-forms";
 
 export const dynamic = "force-dynamic";
@@ -88,6 +90,19 @@ export default async function AdminPage() {
           ))}
         </ol>
       </section>
+      <section className="rounded border border-slate-200 bg-white p-4 lg:col-span-2">
+        <h2 className="mb-3 font-semibold">Replay runners</h2>
+        <RunnersTable {...registeredRunners()} />
+      </section>
     </div>
   );
+}
+
+/** The registered runners, or the configuration error (shown, not thrown: the rest of the page still works). */
+function registeredRunners(): { runners: RunnerRow[]; error: string | null } {
+  try {
+    return { runners: loadRunnerRegistry(), error: null };
+  } catch (e) {
+    return { runners: [], error: (e as Error).message };
+  }
 }

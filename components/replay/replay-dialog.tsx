@@ -5,6 +5,13 @@ import { useEffect, useState } from "react";
 interface TargetInfo {
   node: string;
   mode: "native" | "transcript";
+  /** The registered runner that will run (native): exact argv and working directory. */
+  runner: { name: string; command: string[]; cwd: string; source: string } | null;
+  runnerName: string | null;
+  /** The bundle's own command: shown, never run. */
+  recordedCommand: string[] | null;
+  /** Why this is a transcript continuation. */
+  reason: string | null;
   boundaryNodeId: string | null;
   seq: number | null;
   rule: string;
@@ -14,10 +21,39 @@ interface TargetInfo {
   guidanceFrom: string | null;
 }
 
+/** What will run: the registered runner and its command, or why there is none (the bundle's own command is never run). */
+function ReplayRunnerInfo({ info }: { info: TargetInfo }) {
+  return (
+    <div className="rounded border border-slate-200 bg-slate-50 p-2 text-xs" data-testid="replay-runner">
+      {info.runner ? (
+        <>
+          <p>
+            Runs the registered runner <span className="font-mono font-semibold">{info.runner.name}</span> ({info.runner.source === "built-in" ? "built-in" : "server configuration"}):
+          </p>
+          <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all font-mono" data-testid="replay-runner-command">{info.runner.command.join(" ")}</pre>
+          <p className="text-slate-500">
+            in <span className="font-mono">{info.runner.cwd}</span>
+          </p>
+        </>
+      ) : (
+        <p className="text-amber-900" data-testid="replay-runner-reason">
+          No runner will be started: {info.reason}
+        </p>
+      )}
+      {info.recordedCommand ? (
+        <p className="mt-1 text-slate-500">
+          The bundle was recorded with <span className="font-mono break-all">{info.recordedCommand.join(" ")}</span>; a command taken from a bundle is never run.
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
 /**
  * "Replay from here": which boundary the intervention acts on, the guidance (prefilled from the
  * final or the viewer's own annotation with each category's repair signal; editable), the live
- * endpoint and model from the settings, and how many replays to run (1–5).
+ * endpoint and model from the settings, what will run (the registered runner and its command, or
+ * the reason for a transcript continuation), and how many replays to run (1–5).
  */
 export function ReplayDialog({ caseKey, nodeId, onClose, onStarted }: { caseKey: string; nodeId: string; onClose: () => void; onStarted: () => void }) {
   const [info, setInfo] = useState<TargetInfo | null>(null);
@@ -77,11 +113,12 @@ export function ReplayDialog({ caseKey, nodeId, onClose, onStarted }: { caseKey:
               ) : (
                 <>
                   <span className="rounded bg-amber-100 px-1 font-semibold text-amber-900">Transcript continuation</span>, not a native replay: this trace has no
-                  runnable MAS, so the recorded conversation up to this node is sent as one chat with the guidance and continued live.
+                  registered runner, so the recorded conversation up to this node is sent as one chat with the guidance and continued live.
                 </>
               )}
             </p>
             <p className="text-xs text-slate-500">{info.rule}</p>
+            <ReplayRunnerInfo info={info} />
             <p className="text-xs" data-testid="replay-endpoint">
               Live endpoint: {info.upstream ? <span className="font-mono">{info.upstream}</span> : <span className="text-amber-800">not configured (SYMTRACE_REPLAY_UPSTREAM): the prefix is verified and the run stops at the boundary</span>} · model{" "}
               <span className="font-mono">{info.model ?? "the bundle's"}</span>

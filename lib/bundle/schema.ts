@@ -81,6 +81,9 @@ export const configSchema = z.looseObject({
   temperature: z.number().nullish(),
   runner: z
     .looseObject({
+      /** The registered runner that replays this bundle (issue 10): the only part a server acts on. */
+      name: z.string().optional(),
+      /** The command the run was recorded with: informational, never executed by the app. */
       command: z.array(z.string()),
       env: z.record(z.string(), z.string()).optional(),
     })

@@ -4,6 +4,7 @@
  * workers and tests can inject any executor (tests use ./fake-executor).
  */
 import type { ReplayBundle } from "../bundle";
+import type { RegisteredRunner } from "../services/runners";
 import type { ReplayRunOutcome, ReplayRunProgress } from "../db/replay-runs";
 
 /** What a worker hands the executor (built from the run row by `buildReplaySpec`). */
@@ -15,7 +16,10 @@ export interface JobReplaySpec {
   upstream: string | null;
   toolUpstream: string | null;
   model?: string;
+  /** A command set by server code on the run (never from the bundle). */
   command?: string[];
+  /** The registered runner the source bundle names (null: transcript continuation). */
+  runner?: RegisteredRunner | null;
   /** Id of the bundle the run produces (deterministic per run, so a re-import is idempotent). */
   newBundleId?: string;
 }

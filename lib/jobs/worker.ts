@@ -14,6 +14,7 @@ import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { Db } from "../db/client";
 import { exportBundle } from "../db/cases";
+import { loadRunnerRegistry, planReplay, type RegisteredRunner } from "../services/runners";
 import {
   claimNextRun,
   claimRun,
@@ -47,6 +48,8 @@ export interface ReplayWorkerOptions {
   staleAfterMs?: number;
   /** One line per run (default: stderr). */
   log?: (line: string) => void;
+  /** The registered runners (default: loadRunnerRegistry() of this server, read per run). */
+  runners?: readonly RegisteredRunner[];
 }
 
 export const DEFAULT_STALE_AFTER_MS = 30_000;
@@ -64,15 +67,23 @@ export function loadDefaultExecutor(): Promise<ReplayExecutor> {
 }
 
 /**
- * The executor's input for a claimed run: the source case exported as a bundle, the endpoint of
- * the run, and a deterministic id for the bundle it produces (`<source id>~replay-<run id>`).
+ * The executor's input for a claimed run: the source case exported as a bundle, the registered
+ * runner it names (planReplay over `registry`, default this server's; null → transcript
+ * continuation), the endpoint of the run, and a deterministic id for the bundle it produces (`<source id>~replay-<run id>`).
  * @throws Error when the source case is gone
  */
-export async function buildReplaySpec(db: Db, run: Pick<ClaimedRun, "id" | "sourceCaseId" | "targetNodeId" | "guidance" | "endpointJson">): Promise<JobReplaySpec> {
+export async function buildReplaySpec(
+  db: Db,
+  run: Pick<ClaimedRun, "id" | "sourceCaseId" | "targetNodeId" | "guidance" | "endpointJson">,
+  registry: readonly RegisteredRunner[] = loadRunnerRegistry(),
+): Promise<JobReplaySpec> {
   const source = await exportBundle(db, { caseId: run.sourceCaseId });
   if (!source) throw new Error(`source case ${run.sourceCaseId} no longer exists`);
   const e = parseEndpoint(run.endpointJson);
+  // The runner is resolved here, from this server's registry: a bundle's own command is never run.
+  const plan = planReplay(source, registry);
   return {
+    runner: plan.runner,
     source,
     targetNodeId: run.targetNodeId,
     guidance: run.guidance,
@@ -101,7 +112,7 @@ function errorText(e: unknown): string {
 export class ReplayWorker {
   readonly id: string;
   readonly db: Db;
-  private readonly opts: Required<Omit<ReplayWorkerOptions, "db" | "workerId" | "executor">> & { executor?: ReplayExecutor };
+  private readonly opts: Required<Omit<ReplayWorkerOptions, "db" | "workerId" | "executor" | "runners">> & { executor?: ReplayExecutor; runners?: readonly RegisteredRunner[] };
   private readonly active = new Map<string, Execution>();
   private loop: Promise<void> | null = null;
   private stopping = false;
@@ -113,6 +124,7 @@ export class ReplayWorker {
     this.id = o.workerId ?? newWorkerId();
     this.opts = {
       executor: o.executor,
+      runners: o.runners,
       concurrency: Math.max(1, o.concurrency ?? 1),
       heartbeatMs: o.heartbeatMs ?? 1000,
       cancelPollMs: o.cancelPollMs ?? 500,
@@ -286,7 +298,7 @@ export class ReplayWorker {
     let result: JobReplayResult;
     try {
       const executor = this.opts.executor ?? (await loadDefaultExecutor());
-      const spec = await buildReplaySpec(this.db, row);
+      const spec = await buildReplaySpec(this.db, row, this.opts.runners ?? loadRunnerRegistry());
       result = await executor(spec, {
         signal,
         onProgress: (p) => {

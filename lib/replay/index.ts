@@ -19,7 +19,7 @@ export { normalizeRequest, isNormalizationName, NORMALIZATIONS, DEFAULT_NORMALIZ
 export type { NormalizationName } from "./normalize";
 export { pointerDiff, describeDiff, resolvePointer } from "./diff";
 export type { PointerDiff } from "./diff";
-export { appendGuidance, assembleStream, assistantOf, formatSseEvent, isStreamedResponse, namedToolCalls, GUIDANCE_ROLE } from "./openai";
+export { appendGuidance, assembleStream, assistantOf, formatSseEvent, isStreamedResponse, namedToolCalls, streamEventsFor, wantsStreamUsage, GUIDANCE_ROLE } from "./openai";
 export type { AssistantMessage, SseEvent, StreamedResponse } from "./openai";
 export { TraceBuilder, RECORDER_ID, agentOfRequest, llmCallContent, agentActionContent, toolCallContent, toolResultContent, taskNodeContent } from "./trace";
 export type { BoundaryOutcome, OpenEvent, TraceBuilderOptions } from "./trace";

@@ -34,6 +34,49 @@ export function isStreamedResponse(r: unknown): r is StreamedResponse {
 }
 
 /**
+ * Whether a chat-completions request asks for usage in its stream (`stream_options.include_usage === true`).
+ */
+export function wantsStreamUsage(request: unknown): boolean {
+  return isRec(request) && isRec(request.stream_options) && request.stream_options.include_usage === true;
+}
+
+/**
+ * The recorded stream as the replaying client asked for it (issue 10 item 10). `stream_options`
+ * is normalized away (normalize.ts), so a call recorded with `include_usage` matches a replayed
+ * request without it. When the client did not ask for usage: the usage-only chunks (`choices: []`
+ * with a `usage` object) are left out and a `"usage": null` key of the other chunks is removed (the
+ * shape OpenAI sends without the option). Every other event (content, tool calls, finish_reason,
+ * `[DONE]`, non-JSON data) is kept byte for byte, in order. When the client asked for usage the
+ * events are returned unchanged; if the recording holds no usage, none is invented.
+ * @param events the recorded events (not modified)
+ * @param request the request as the client sent it (before normalization)
+ * @returns the events to serve
+ */
+export function streamEventsFor(events: readonly SseEvent[], request: unknown): SseEvent[] {
+  if (wantsStreamUsage(request)) return [...events];
+  const out: SseEvent[] = [];
+  for (const e of events) {
+    let chunk: unknown;
+    try {
+      chunk = JSON.parse(e.data);
+    } catch {
+      out.push(e);
+      continue;
+    }
+    if (!isRec(chunk) || !("usage" in chunk)) {
+      out.push(e);
+      continue;
+    }
+    if (Array.isArray(chunk.choices) && chunk.choices.length === 0 && isRec(chunk.usage)) continue;
+    if (chunk.usage === null) {
+      const { usage: _usage, ...rest } = chunk;
+      out.push({ ...e, data: JSON.stringify(rest) });
+    } else out.push(e);
+  }
+  return out;
+}
+
+/**
  * Serialize one event in SSE wire format (`event:`/`id:` lines when present, one `data:` line per
  * line of data, blank line). Used to reproduce a stored stream event by event.
  */

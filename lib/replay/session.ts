@@ -188,7 +188,7 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
    * @param end.runner how to restart the MAS (`config.runner`)
    * @throws BundleValidationError if the result violates spec §Validation (a bug)
    */
-  toBundle(end: { final?: unknown; runner?: { command: string[]; env?: Record<string, string> } } = {}): ReplayBundle {
+  toBundle(end: { final?: unknown; runner?: { name?: string; command: string[]; env?: Record<string, string> } } = {}): ReplayBundle {
     this.builder.finish(end.final);
     const config = {
       ...(this.opts.config ?? {}),
@@ -550,7 +550,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
    * @throws Error when the session has no target, diverged, or never went live
    * @throws BundleValidationError if the result violates spec §Validation (a bug)
    */
-  toBundle(end: { id: string; final?: unknown; runner?: { command: string[]; env?: Record<string, string> } }): ReplayBundle {
+  toBundle(end: { id: string; final?: unknown; runner?: { name?: string; command: string[]; env?: Record<string, string> } }): ReplayBundle {
     if (!this.target) throw new Error("toBundle needs a target (selective replay)");
     if (this.state !== "live") throw new Error(`no replay bundle: the session is ${this.state}, not live`);
     this.builder.finish(end.final);

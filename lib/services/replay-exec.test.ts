@@ -15,7 +15,8 @@ import { echoPlanner, startScriptedOpenAI, type ScriptedOpenAI } from "../testin
 import { DEMO_TASK } from "../../mas/scripted-policy";
 import type { ToolServer } from "../../mas/tools/server";
 import { recordCommand } from "../../cli/replay";
-import { executeReplay, replayModeOf, transcriptMessages, type ReplayProgress } from "./replay-exec";
+import { executeReplay, transcriptMessages, type ReplayProgress } from "./replay-exec";
+import { builtinRunners, planReplay, type RegisteredRunner } from "./runners";
 import { startReplayStack, stopReplayStack } from "../testing/replay-stack";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -84,20 +85,24 @@ async function startDelayed(upstream: string, ms: number): Promise<{ url: string
 
 describe("native replay through executeReplay (scripted local OpenAI-compatible server)", () => {
   let source: ReplayBundle;
+  let runner: RegisteredRunner;
 
   beforeAll(async () => {
     const file = path.join(dir, "orchestrator.bundle.json");
     const r = await recordCommand(["--out", file, "--upstream", llm.url, "--tool-upstream", tools.url, "--task", DEMO_TASK, "--id", "test/exec-orchestrator", "--", ...MAS("orchestrator")]);
     expect(r.code, JSON.stringify(r.output)).toBe(0);
     source = valid(JSON.parse(readFileSync(file, "utf8")));
+    // An older bundle without config.runner.name: its runner is inferred from config.mas.
+    const plan = planReplay(source, builtinRunners(ROOT));
+    expect(plan.mode).toBe("native");
+    runner = plan.runner!;
   }, 60_000);
 
   test("completed: valid bundle, prefix identical, guidance only in the first live request (scripted local OpenAI-compatible server)", async () => {
-    expect(replayModeOf(source)).toBe("native");
     const llmRecords = source.records.filter((r) => r.boundary === "llm");
     const target = llmRecords[Math.floor(llmRecords.length / 2)];
     const before = llm.requests.length;
-    const r = await executeReplay({ source, targetNodeId: target.nodeId, guidance: "Also consider the family ticket.", upstream: llm.url, toolUpstream: tools.url, newBundleId: "test/exec-r1" });
+    const r = await executeReplay({ source, runner, targetNodeId: target.nodeId, guidance: "Also consider the family ticket.", upstream: llm.url, toolUpstream: tools.url, newBundleId: "test/exec-r1" });
     expect(r.status, JSON.stringify(r)).toBe("completed");
     if (r.status !== "completed") return;
     expect(r).toMatchObject({ mode: "native", boundaryNodeId: target.nodeId, verified: target.seq });
@@ -117,7 +122,7 @@ describe("native replay through executeReplay (scripted local OpenAI-compatible 
     const toolResult = source.graph.nodes.filter((n) => n.type === "tool_result")[1];
     const seen: ReplayProgress[] = [];
     const r = await executeReplay(
-      { source, targetNodeId: toolResult.id, guidance: "Double-check the prices.", upstream: llm.url, toolUpstream: tools.url },
+      { source, runner, targetNodeId: toolResult.id, guidance: "Double-check the prices.", upstream: llm.url, toolUpstream: tools.url },
       { onProgress: (p) => seen.push({ ...p }) },
     );
     expect(r.status, JSON.stringify(r)).toBe("completed");
@@ -142,6 +147,7 @@ describe("native replay through executeReplay (scripted local OpenAI-compatible 
     const last = source.records.filter((r) => r.boundary === "llm").at(-1)!;
     const r = await executeReplay({
       source,
+      runner,
       targetNodeId: last.nodeId,
       guidance: "g",
       upstream: llm.url,
@@ -157,10 +163,10 @@ describe("native replay through executeReplay (scripted local OpenAI-compatible 
 
   test("without upstream: prefix-verified; unknown target and missing command: failed, never thrown (scripted local OpenAI-compatible server)", async () => {
     const target = source.records.filter((r) => r.boundary === "llm")[2];
-    const r = await executeReplay({ source, targetNodeId: target.nodeId, guidance: "", upstream: null, toolUpstream: null });
+    const r = await executeReplay({ source, runner, targetNodeId: target.nodeId, guidance: "", upstream: null, toolUpstream: null });
     expect(r).toEqual({ status: "prefix-verified", mode: "native", verified: target.seq, boundaryNodeId: target.nodeId });
-    expect(await executeReplay({ source, targetNodeId: "nope", guidance: "", upstream: null, toolUpstream: null })).toMatchObject({ status: "failed", error: expect.stringContaining('"nope"'), verified: 0 });
-    const r3 = await executeReplay({ source, targetNodeId: target.nodeId, guidance: "", upstream: null, toolUpstream: null, command: ["/nonexistent/mas-binary"] });
+    expect(await executeReplay({ source, runner, targetNodeId: "nope", guidance: "", upstream: null, toolUpstream: null })).toMatchObject({ status: "failed", error: expect.stringContaining('"nope"'), verified: 0 });
+    const r3 = await executeReplay({ source, runner, targetNodeId: target.nodeId, guidance: "", upstream: null, toolUpstream: null, command: ["/nonexistent/mas-binary"] });
     expect(r3).toMatchObject({ status: "failed", error: expect.stringContaining("cannot start /nonexistent/mas-binary") });
   }, 60_000);
 
@@ -173,7 +179,7 @@ describe("native replay through executeReplay (scripted local OpenAI-compatible 
     try {
       const t0 = Date.now();
       const r = await executeReplay(
-        { source, targetNodeId: target.nodeId, guidance: "Stop early.", upstream: slow.url, toolUpstream: tools.url, env: { SYMTRACE_EXEC_MARKER: marker } },
+        { source, runner, targetNodeId: target.nodeId, guidance: "Stop early.", upstream: slow.url, toolUpstream: tools.url, env: { SYMTRACE_EXEC_MARKER: marker } },
         {
           signal: ac.signal,
           onProgress: (p) => {
@@ -192,7 +198,7 @@ describe("native replay through executeReplay (scripted local OpenAI-compatible 
       await slow.close();
     }
     // Already aborted before the start: cancelled at once, nothing spawned.
-    const r2 = await executeReplay({ source, targetNodeId: target.nodeId, guidance: "", upstream: llm.url, toolUpstream: tools.url, env: { SYMTRACE_EXEC_MARKER: marker } }, { signal: AbortSignal.abort() });
+    const r2 = await executeReplay({ source, runner, targetNodeId: target.nodeId, guidance: "", upstream: llm.url, toolUpstream: tools.url, env: { SYMTRACE_EXEC_MARKER: marker } }, { signal: AbortSignal.abort() });
     expect(r2).toEqual({ status: "cancelled", verified: 0 });
     expect(pidsWithMarker(marker)).toEqual([]);
   }, 60_000);
@@ -209,7 +215,7 @@ describe("transcript continuation of an imported Who&When run (scripted local Op
   });
 
   test("continues the rebuilt chat live: valid bundle, prefix hashes equal, guidance last (scripted local OpenAI-compatible server)", async () => {
-    expect(replayModeOf(source)).toBe("transcript");
+    expect(planReplay(source, builtinRunners(ROOT))).toMatchObject({ mode: "transcript", reason: expect.stringContaining("no runner") });
     const echo = await startScriptedOpenAI({ respond: echoPlanner() });
     const targetNodeId = "msg_0005"; // the labelled mistake step (Orchestrator (thought), mistake_step 5)
     const guidance = "Verify the price on a second real-estate source before concluding.";

@@ -3,7 +3,10 @@
  * replay`, cli/replay.ts) and the app's replay worker (issue 7). Node only (child processes,
  * sockets, fetch); the decisions are lib/replay's, the HTTP side is proxy/.
  *
- * Two modes, chosen by `replayModeOf(source)` (or forced native by an explicit `spec.command`):
+ * Two modes: native when the caller gives a **registered runner** (`spec.runner`, see ./runners.ts
+ * `planReplay`) or a command it trusts (`spec.command`: the CLI user typed it); transcript otherwise.
+ * A command or environment taken from bundle content (`config.runner.command` / `.env`) is NEVER
+ * run here (issue 10 item 1): the bundle only names its runner.
  *
  *   native      (seeds/000 §3, Algorithm 2; ../shared/spec/bundle-v1.md §Replay) the MAS command is
  *               restarted behind the OpenAI-compatible proxy + tool gateway (startBoundaryProxy) with a
@@ -41,6 +44,7 @@ import {
   type TargetResolution,
 } from "../replay";
 import { startBoundaryProxy, type BoundaryProxy, type ProxyStop } from "../../proxy";
+import { runnerEnv, type RegisteredRunner } from "./runners";
 
 // ---------------------------------------------------------------------------------------------
 // Public API
@@ -68,11 +72,21 @@ export interface ReplayRunSpec {
    * then differs: a native replay with another model diverges at seq 0 unless it was recorded so).
    */
   model?: string | null;
-  /** MAS command (native). Default `source.config.runner.command`. A non-empty command forces native mode. */
+  /**
+   * A MAS command the caller trusts (the CLI: typed after `--`, or the bundle's own with
+   * `--allow-bundle-command`). Runs with the caller's environment plus `env`. Forces native mode.
+   * Never defaulted from the bundle.
+   */
   command?: string[] | null;
-  /** Working directory of the MAS command (default `process.cwd()`). */
+  /**
+   * A registered runner (./runners.ts, resolved by `planReplay`): native mode with its command, its
+   * cwd and only its environment (`runnerEnv`: base + passEnv + allowed bundle keys + fixed env).
+   * Used when no `command` is given.
+   */
+  runner?: RegisteredRunner | null;
+  /** Working directory of a `command` (default `process.cwd()`); a runner uses its own `cwd`. */
   cwd?: string;
-  /** Extra environment of the MAS (over `config.runner.env`); OPENAI_API_KEY here is also the transcript call's key. */
+  /** Extra environment of the MAS; OPENAI_API_KEY here is also the transcript call's key. */
   env?: Record<string, string>;
   /** Id of the output bundle (default `${source.id}/replay/${boundaryNodeId}/${Date.now() base 36}`). */
   newBundleId?: string;
@@ -134,10 +148,9 @@ export interface ReplayRunOptions {
   onProgress?: (p: ReplayProgress) => void;
 }
 
-/** Replay mode of a bundle: native iff `source.config.runner.command` is a non-empty array. */
-export function replayModeOf(source: ReplayBundle): "native" | "transcript" {
-  const cmd = source.config?.runner?.command;
-  return Array.isArray(cmd) && cmd.length > 0 ? "native" : "transcript";
+/** Mode a spec runs in: native iff it carries a trusted command or a registered runner (never decided by bundle content). */
+export function specModeOf(spec: Pick<ReplayRunSpec, "command" | "runner">): "native" | "transcript" {
+  return (spec.command?.length ?? 0) > 0 || spec.runner ? "native" : "transcript";
 }
 
 /**
@@ -154,7 +167,7 @@ export async function executeReplay(spec: ReplayRunSpec, opts?: { signal?: Abort
  * failure kind, stderr tail). Never throws.
  */
 export async function executeReplayWithDetails(spec: ReplayRunSpec, opts: ReplayRunOptions = {}): Promise<{ result: ReplayRunResult; details: ReplayRunDetails }> {
-  const native = (spec.command?.length ?? 0) > 0 || replayModeOf(spec.source) === "native";
+  const native = specModeOf(spec) === "native";
   const details: ReplayRunDetails = {
     mode: native ? "native" : "transcript",
     target: null,
@@ -221,15 +234,15 @@ const STDERR_TAIL = 4096;
 /**
  * Spawn a MAS in its own process group (detached), stdout collected for the final value, stderr
  * passed through to our stderr.
- * @param env merged over `process.env`
+ * @param env merged over `process.env` (or, with `opts.inheritEnv: false`, the whole environment)
  */
-export function runMasProcess(command: string[], env: Record<string, string>, opts: { cwd?: string } = {}): MasProcess {
+export function runMasProcess(command: string[], env: Record<string, string>, opts: { cwd?: string; inheritEnv?: boolean } = {}): MasProcess {
   let child: ChildProcess | undefined;
   let out = "";
   let errTail = "";
   const done = new Promise<MasRunResult>((resolve) => {
     try {
-      child = spawn(command[0], command.slice(1), { env: { ...process.env, ...env }, cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+      child = spawn(command[0], command.slice(1), { env: (opts.inheritEnv === false ? env : { ...process.env, ...env }) as NodeJS.ProcessEnv, cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
     } catch (e) {
       resolve({ exitCode: null, signal: null, final: undefined, spawnError: (e as Error).message, stderrTail: "" });
       return;
@@ -328,8 +341,9 @@ async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, details: R
     details.failure = kind;
     return { status: "failed", error, verified: progress.verified };
   };
-  const command = spec.command?.length ? spec.command : (source.config.runner?.command ?? []);
-  if (command.length === 0) return failed("no-command", "no command: the bundle has no config.runner.command and none was given");
+  const runner = spec.command?.length ? null : (spec.runner ?? null);
+  const command = spec.command?.length ? spec.command : (runner?.command ?? []);
+  if (command.length === 0) return failed("no-command", "no command: give a registered runner or a command (a bundle's own command is never run)");
 
   let session: ReplaySession;
   try {
@@ -386,8 +400,9 @@ async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, details: R
   let timer: NodeJS.Timeout | null = null;
   let run: MasRunResult;
   try {
-    const extra: Record<string, string> = { ...(source.config.runner?.env ?? {}), ...(spec.env ?? {}), ...(spec.model ? { SYMTRACE_MODEL: spec.model } : {}) };
-    mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, extra, spec.env?.OPENAI_API_KEY), { cwd: spec.cwd });
+    const base = runner ? runnerEnv(runner, source.config.runner?.env) : {};
+    const extra: Record<string, string> = { ...base, ...(spec.env ?? {}), ...(spec.model ? { SYMTRACE_MODEL: spec.model } : {}) };
+    mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, extra, spec.env?.OPENAI_API_KEY), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (limit !== null) {
@@ -423,7 +438,7 @@ async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, details: R
   if (report) return { status: "diverged", mode: "native", report, verified: report.verified };
   progress.emit("finishing");
   const id = spec.newBundleId ?? defaultId(source, t.boundaryNodeId);
-  const bundle = session.toBundle({ id, final: run.final, runner: { command, ...(source.config.runner?.env ? { env: source.config.runner.env } : {}) } });
+  const bundle = session.toBundle({ id, final: run.final, runner: { ...(runner ? { name: runner.name } : {}), command, ...(source.config.runner?.env ? { env: source.config.runner.env } : {}) } });
   return { status: "completed", mode: "native", bundle, boundaryNodeId: t.boundaryNodeId, verified: session.verified, liveCalls: bundle.records.length - t.seq };
 }
 
