@@ -35,7 +35,8 @@ export { OTEL_NORMALIZATION, type OtelBundleSource } from "./otel-spans";
 export function importOtel(text: string, opts: { fileName: string }): ImportFileResult {
   const cases: ImportedCase[] = [];
   const failures: ImportFailure[] = [];
-  const parsed = parseImportText(text, opts.fileName);
+  // int64 attributes and unix-nano times written as JSON numbers keep every digit.
+  const parsed = parseImportText(text, opts.fileName, { allowNaN: true, bigIntsAsStrings: true });
   if ("result" in parsed) return parsed.result;
   const value = parsed.value;
 
