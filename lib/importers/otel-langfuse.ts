@@ -123,6 +123,7 @@ export function langfuseToTrace(
       paths: { parentId: `${path}.parentObservationId`, startTime: `${path}.startTime`, endTime: `${path}.endTime` },
       extra,
       rawJson: JSON.stringify(o),
+      raw: o,
       // A TOOL observation's input is its call arguments, as written (decoded by classifyArguments).
       rawArguments: category === "tool" && o.input !== null && o.input !== undefined ? o.input : undefined,
     };

@@ -184,6 +184,7 @@ export function otlpToTraces(
           paths: { parentId: `${path}.parentSpanId`, startTime: `${path}.startTimeUnixNano`, endTime: `${path}.endTimeUnixNano` },
           extra: { otelKind },
           rawJson: JSON.stringify(sp),
+          raw: sp,
           rawArguments,
           links: links.length > 0 ? links : undefined,
         };

@@ -68,6 +68,8 @@ export interface OtelSpan {
   extra: Record<string, unknown>;
   /** The span record exactly as read (canonical JSON text), to tell byte-identical re-exports. */
   rawJson?: string;
+  /** The span record as parsed, to name the innermost path of text that cannot be hashed. */
+  raw?: unknown;
   /** Tool-call arguments as the source wrote them (before any JSON decoding), else undefined. */
   rawArguments?: unknown;
   /** OTLP span links (`links[]`): references only, never parent edges. */
@@ -831,6 +833,9 @@ export function traceToCase(trace: OtelTrace): TraceResult {
   if (spans.length === 0) {
     return { ok: false, failure: { where, errors: [{ path: "$", message: `trace ${trace.traceId} has no spans` }] } };
   }
+  // Text that cannot be hashed or stored (a lone UTF-16 surrogate): name the innermost path.
+  const unhashable = spans.map((s) => (s.raw !== undefined ? findLoneSurrogate(s.raw, s.path) : null)).filter((x) => x !== null);
+  if (unhashable.length > 0) return { ok: false, failure: { where, errors: unhashable } };
   const checked = checkSpans(spans);
   if (checked.errors.length > 0) return { ok: false, failure: { where, errors: checked.errors } };
   warnings.push(...checked.warnings);
