@@ -819,9 +819,14 @@ interface Item {
  * generation -> final_result (data). Records: one llm record per llm_call with input messages and
  * output, one tool record per tool_call, in observed order.
  *
- * @returns `{ok: true, value}` with the case, or `{ok: false, failure}` naming every fault with the
- *   JSON path of the span field (missing parent, cycle, bad times) or the bundle validation issues.
- *   Never throws.
+ * Imperfect spans are repaired, not rejected (dedupeSpans, checkSpans): duplicate ids, orphans,
+ * all-zero parents, cycles, skewed and open spans, unresolved links, non-object tool arguments;
+ * each repair is an ImportWarning on the case and in `source.importWarnings`, and a marker in the
+ * span node's `content.importWarnings`. Linear in the number of spans, no recursion.
+ *
+ * @returns `{ok: true, value}` with the case and its warnings, or `{ok: false, failure}` naming
+ *   every fault with its JSON path (a missing/unparseable start time, a lone surrogate) or the
+ *   bundle validation issues. Never throws.
  */
 export function traceToCase(trace: OtelTrace): TraceResult {
   const where = `${trace.fileName}#traceId=${trace.traceId}`;
