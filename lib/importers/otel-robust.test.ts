@@ -238,6 +238,25 @@ describe("item 5: tool-call arguments that are not a JSON object", () => {
     expect(out).toEqual({ id: "c1", name: "w", arguments: '"Paris"', argumentsNote: "not an object" });
   });
 
+  test("Langfuse TOOL observations: a Python repr and a truncated input are kept verbatim and tagged", () => {
+    const obs = (id: string, input: string, t: number) => ({
+      id,
+      traceId: "t1",
+      type: "TOOL",
+      name: "get_weather",
+      startTime: `2025-01-01T00:00:0${t}.000Z`,
+      endTime: `2025-01-01T00:00:0${t}.500Z`,
+      metadata: "{}",
+      input,
+      output: '"sunny"',
+    });
+    const c = importOk(JSON.stringify({ trace: { id: "t1" }, observations: [obs("o1", "{'city': 'Paris'}", 1), obs("o2", '{"city": "Pa', 2), obs("o3", '{"city": "Paris"}', 3)] }));
+    expect(c.bundle.graph.nodes.filter((n) => n.type === "tool_call")).toHaveLength(3);
+    expect((one(c.bundle, "o1").content as Content).tool).toMatchObject({ arguments: "{'city': 'Paris'}", argumentsNote: "not valid JSON" });
+    expect((one(c.bundle, "o2").content as Content).tool).toMatchObject({ arguments: '{"city": "Pa', argumentsNote: "not valid JSON" });
+    expect((one(c.bundle, "o3").content as Content).tool.arguments).toEqual({ city: "Paris" });
+  });
+
   test("OpenInference flattened tool-call arguments in LLM output: a string literal is not decoded", () => {
     const c = importOk(
       otlp([
