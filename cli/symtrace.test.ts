@@ -100,6 +100,50 @@ describe("symtrace import / export", () => {
     expect(good.json).toMatchObject({ imported: 0, skipped: 1, failed: [] });
   });
 
+  test("imperfect OTLP spans import; the report counts each kind of repair with its path (issue 10 items 3-5)", () => {
+    const dir = tmp();
+    const T = "5b8efff798038103d269b633813fc60c";
+    const sp = (id: string, parent: string, extra: Record<string, unknown> = {}) => ({
+      traceId: T,
+      spanId: id,
+      parentSpanId: parent,
+      name: `s${id}`,
+      startTimeUnixNano: "1700000000000000000",
+      endTimeUnixNano: "1700000000000001000",
+      ...extra,
+    });
+    const dup = sp("0000000000000003", "0000000000000001");
+    const spans = [
+      sp("0000000000000001", "0000000000000000"),
+      sp("0000000000000002", "eeeeeeeeeeeeeeee"),
+      dup,
+      dup,
+      sp("0000000000000004", "0000000000000001", { endTimeUnixNano: "0" }),
+      sp("0000000000000005", "0000000000000001", {
+        attributes: [
+          { key: "openinference.span.kind", value: { stringValue: "TOOL" } },
+          { key: "input.value", value: { stringValue: "{'city': 'Paris'}" } },
+        ],
+      }),
+    ];
+    writeFileSync(path.join(dir, "otlp.json"), JSON.stringify({ resourceSpans: [{ scopeSpans: [{ spans }] }] }));
+    const r = cli(["import", dir], "file:" + path.join(tmp(), "w.db"));
+    expect(r.code).toBe(0);
+    expect(r.json).toMatchObject({ imported: 1, failed: [] });
+    const w = r.json?.warnings as { counts: Record<string, number>; items: Array<{ kind: string; path: string; bundleId: string }> };
+    expect(w.counts).toEqual({
+      "duplicate-span-identical": 1,
+      "zero-parent-id": 1,
+      "not-ended": 1,
+      "parent-not-in-trace": 1,
+      "tool-arguments-not-object": 1,
+    });
+    expect(w.items.find((x) => x.kind === "parent-not-in-trace")).toMatchObject({
+      bundleId: `otlp/${T}`,
+      path: "$.resourceSpans[0].scopeSpans[0].spans[1].parentSpanId",
+    });
+  });
+
   test("--format forces an importer and rejects unknown formats", () => {
     const db = "file:" + path.join(tmp(), "fmt.db");
     const r = cli(["import", path.join(SHARED, "fixtures/bundles/gold-c4.bundle.json"), "--format", "mad"], db);

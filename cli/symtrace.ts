@@ -116,7 +116,7 @@ async function importCmd(args: string[]): Promise<number> {
   const { db } = await openMigratedDb();
   try {
     const r = await importPaths(db, args, { format });
-    print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, ignored: r.ignored });
+    print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, ignored: r.ignored, warnings: r.warnings });
     // 1 when any file or record failed (the others are still imported), so scripts notice.
     return r.failed.length > 0 ? 1 : 0;
   } finally {

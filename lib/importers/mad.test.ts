@@ -406,3 +406,16 @@ describe("helpers", () => {
     expect(splitTrace("hyperagent", "not json").splitter).toBe("generic");
   });
 });
+
+describe("errors name the record (issue 10 item 11)", () => {
+  test("a lone surrogate in one record's trace text is reported at $[i].trace; the other records import", () => {
+    const raw = RAW.map((r) => ({ ...r }));
+    const i = raw.findIndex((r) => r.trace_id === 7);
+    raw[i].trace = `${String(raw[i].trace).slice(0, 40)}\ud800${String(raw[i].trace).slice(40)}`;
+    const r = importMad(JSON.stringify(raw), { fileName: FILE });
+    expect(r.cases).toHaveLength(RAW.length - 1);
+    expect(r.failures).toHaveLength(1);
+    expect(r.failures[0].where).toBe(`${FILE}#trace_id=7`);
+    expect(r.failures[0].errors).toEqual([{ path: `$[${i}].trace`, message: expect.stringMatching(/lone UTF-16 surrogate \(U\+D800 at character 40\)/) }]);
+  });
+});

@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import { buildBundle, BundleValidationError, type BundleEdge, type NodeDraft } from "../bundle";
-import { parseImportText } from "./parse";
+import { findLoneSurrogate, parseImportText } from "./parse";
 import type { BundleSource, ImportFailure, ImportFileResult, ImportedCase, ReferenceFailureMode, ReferenceLabel } from "./types";
 import { splitTrace, type ParsedTrace } from "./mad-parsers";
 
@@ -319,6 +319,12 @@ export function importMad(text: string, opts: { fileName: string }): ImportFileR
         : index !== null
           ? `${fileName}#[${index}]`
           : fileName;
+    // Text that cannot be hashed or stored (a lone UTF-16 surrogate): name the innermost path.
+    const unhashable = findLoneSurrogate(r, base);
+    if (unhashable) {
+      failures.push({ where, errors: [unhashable] });
+      continue;
+    }
     const checked = checkRecord(r, base);
     if (!checked.ok) {
       failures.push({ where, errors: checked.errors });

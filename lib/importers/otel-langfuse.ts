@@ -50,7 +50,10 @@ export function langfuseToTrace(
   // Deduplicate: full top-level copies first, slim trace.observations only for ids not seen.
   const full = arr(value.observations).map((o, i) => ({ o, path: `$.observations[${i}]` }));
   const slim = arr(t.observations).map((o, i) => ({ o, path: `$.trace.observations[${i}]` }));
+  // Top-level copies are all kept (a conflicting or identical re-export of one id is resolved by
+  // dedupeSpans in otel-spans.ts); a slim copy only fills in an id missing from the top level.
   const seen = new Map<string, { o: Rec; path: string }>();
+  const kept: Array<{ o: Rec; path: string }> = [];
   let dupes = 0;
   for (const { o, path } of [...full, ...slim]) {
     if (!isRec(o)) {
@@ -62,8 +65,12 @@ export function langfuseToTrace(
       errors.push({ path: `${path}.id`, message: "observation id is missing or not a string" });
       continue;
     }
-    if (seen.has(id)) dupes++;
-    else seen.set(id, { o, path });
+    const isSlim = path.startsWith("$.trace.");
+    if (seen.has(id) && isSlim) dupes++;
+    else {
+      if (!seen.has(id)) seen.set(id, { o, path });
+      kept.push({ o, path });
+    }
   }
   if (!traceId || errors.length > 0) return { trace: null, errors };
 
@@ -74,7 +81,7 @@ export function langfuseToTrace(
   let deepest = 0;
   let resource: Rec | null = null;
 
-  const spans: OtelSpan[] = [...seen.values()].map(({ o, path }) => {
+  const spans: OtelSpan[] = kept.map(({ o, path }) => {
     const meta = unwrapJson(o.metadata);
     deepest = Math.max(deepest, meta.depth);
     const m = isRec(meta.value) ? meta.value : {};
@@ -115,6 +122,10 @@ export function langfuseToTrace(
       path,
       paths: { parentId: `${path}.parentObservationId`, startTime: `${path}.startTime`, endTime: `${path}.endTime` },
       extra,
+      rawJson: JSON.stringify(o),
+      raw: o,
+      // A TOOL observation's input is its call arguments, as written (decoded by classifyArguments).
+      rawArguments: category === "tool" && o.input !== null && o.input !== undefined ? o.input : undefined,
     };
   });
   if (deepest >= 2) notes.push("double-encoded JSON strings in observation metadata/input/output decoded");
@@ -173,6 +184,7 @@ export function langfuseToTrace(
       notes,
       sourceExtra,
       configExtra,
+      rawValue: value,
     },
     errors: [],
   };

@@ -10,7 +10,7 @@ import {
   arr,
   categoryFromAttributes,
   isRec,
-  parseJsonValue,
+  parseAttributeValue,
   sha256Hex,
   str,
   type OtelSpan,
@@ -140,7 +140,7 @@ export function otlpToTraces(
         }
         const raw = otlpAttributes(sp.attributes);
         const attributes: Rec = {};
-        for (const [k, v] of Object.entries(raw)) attributes[k] = parseJsonValue(v);
+        for (const [k, v] of Object.entries(raw)) attributes[k] = parseAttributeValue(k, v);
         const cat = categoryFromAttributes(attributes);
         const statusRec = isRec(sp.status) ? sp.status : {};
         const codeRaw = statusRec.code;
@@ -152,6 +152,17 @@ export function otlpToTraces(
           .filter(isRec)
           .map((e) => ({ name: str(e.name) ?? "", time: str(e.timeUnixNano) ?? null, attributes: otlpAttributes(e.attributes) }));
         const parent = str(sp.parentSpanId);
+        const links = arr(sp.links)
+          .filter(isRec)
+          .filter((l) => str(l.spanId) !== null)
+          .map((l) => ({ traceId: str(l.traceId)?.toLowerCase() ?? null, spanId: (l.spanId as string).toLowerCase() }));
+        // Tool-call arguments as written: OpenInference input.value of a TOOL span, GenAI call arguments.
+        // (an empty string counts: it is a call whose arguments are not valid JSON).
+        const argKey =
+          cat?.category === "tool"
+            ? ["input.value", "gen_ai.tool.call.arguments", "tool_call.function.arguments"].find((k) => raw[k] !== undefined && raw[k] !== null)
+            : undefined;
+        const rawArguments = argKey !== undefined ? raw[argKey] : undefined;
         const span: OtelSpan = {
           id: spanId.toLowerCase(),
           parentId: parent ? parent.toLowerCase() : null,
@@ -172,6 +183,10 @@ export function otlpToTraces(
           path,
           paths: { parentId: `${path}.parentSpanId`, startTime: `${path}.startTimeUnixNano`, endTime: `${path}.endTimeUnixNano` },
           extra: { otelKind },
+          rawJson: JSON.stringify(sp),
+          raw: sp,
+          rawArguments,
+          links: links.length > 0 ? links : undefined,
         };
         const entry = byTrace.get(traceId) ?? { spans: [], raw: [], resource };
         entry.spans.push(span);
@@ -200,6 +215,7 @@ export function otlpToTraces(
       notes: [],
       sourceExtra: {},
       configExtra: Object.keys(resource).length > 0 ? { resource } : {},
+      rawValue: value,
     };
   });
   return { traces, traceErrors, fileErrors };

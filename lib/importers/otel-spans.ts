@@ -20,7 +20,9 @@ import {
   type NodeType,
   type RecordDraft,
 } from "../bundle";
-import type { BundleSource, ImportedCase, ImportFailure, ReferenceLabel } from "./types";
+import { formatDurationNs } from "../duration";
+import { findLoneSurrogate, parseJsonLossless } from "./parse";
+import type { BundleSource, ImportedCase, ImportFailure, ImportWarning, ReferenceLabel } from "./types";
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -64,6 +66,16 @@ export interface OtelSpan {
   paths: { parentId: string; startTime: string; endTime: string };
   /** Source-specific fields kept in the node content (Langfuse level, OTLP span kind, ...). */
   extra: Record<string, unknown>;
+  /** The span record exactly as read (canonical JSON text), to tell byte-identical re-exports. */
+  rawJson?: string;
+  /** The span record as parsed, to name the innermost path of text that cannot be hashed. */
+  raw?: unknown;
+  /** Tool-call arguments as the source wrote them (before any JSON decoding), else undefined. */
+  rawArguments?: unknown;
+  /** OTLP span links (`links[]`): references only, never parent edges. */
+  links?: Array<{ traceId: string | null; spanId: string }>;
+  /** Set for the 2nd, 3rd... conflicting copy of a span id: the original id and the first copy's path. */
+  duplicateOf?: { spanId: string; copy: number; firstAt: string };
 }
 
 /** A human label found in the source, not yet tied to a node. */
@@ -97,6 +109,10 @@ export interface OtelTrace {
   sourceExtra: Record<string, unknown>;
   /** Extra keys for `config` (resource attributes ...). */
   configExtra: Record<string, unknown>;
+  /** Imperfections already repaired by the adapter (counted in the import report). */
+  warnings?: ImportWarning[];
+  /** The parsed input file, to locate text that cannot be hashed (lone surrogates) by its path. */
+  rawValue?: unknown;
 }
 
 /** `source` of an OTel bundle: the common fields plus the machine scores. */
@@ -139,7 +155,7 @@ export function unwrapJson(v: unknown, maxDepth = 5): { value: unknown; depth: n
       (t.length >= 2 && t.startsWith('"') && t.endsWith('"'));
     if (!looksJson) break;
     try {
-      cur = JSON.parse(t);
+      cur = parseJsonLossless(t);
     } catch {
       break;
     }
@@ -151,11 +167,62 @@ export function unwrapJson(v: unknown, maxDepth = 5): { value: unknown; depth: n
 /** {@link unwrapJson} without the depth. */
 export const parseJsonValue = (v: unknown): unknown => unwrapJson(v).value;
 
-/** Parse every JSON-string value of a flat attribute map. */
+/**
+ * Attribute keys whose value is tool-call argument text: kept verbatim (never decoded here), so
+ * that a JSON string literal, truncated JSON or a Python repr is not silently changed;
+ * {@link classifyArguments} reads them.
+ */
+export const isArgumentsKey = (k: string): boolean => /(^|\.)arguments$/.test(k);
+
+/**
+ * Decode one attribute value: JSON text is parsed (even double encoded), except that tool-call
+ * argument text ({@link isArgumentsKey}) is decoded only when it is a JSON object; otherwise it
+ * stays verbatim (a string literal is not silently decoded).
+ */
+export function parseAttributeValue(key: string, v: unknown): unknown {
+  if (!isArgumentsKey(key)) return parseJsonValue(v);
+  const c = classifyArguments(v);
+  return c.note ? v : c.value;
+}
+
+/** Parse every JSON-string value of a flat attribute map ({@link parseAttributeValue}). */
 export function parseAttributeValues(attrs: Rec): Rec {
   const out: Rec = {};
-  for (const [k, v] of Object.entries(attrs)) out[k] = parseJsonValue(v);
+  for (const [k, v] of Object.entries(attrs)) out[k] = parseAttributeValue(k, v);
   return out;
+}
+
+/** Why tool-call arguments are kept as raw text. */
+export type ArgumentsNote = "not valid JSON" | "not an object";
+
+/**
+ * Read tool-call arguments as the source wrote them.
+ * - an object, or text that decodes (once or, for double-encoded text, more) to a JSON object:
+ *   `{value: the object}`;
+ * - text that is not JSON (truncated JSON, a Python repr, an empty string): `{value: the text
+ *   verbatim, note: "not valid JSON"}`;
+ * - JSON that is not an object (a string literal, a number, an array, null written as text):
+ *   `{value: the text verbatim (or the value), note: "not an object"}`.
+ * @returns `{value: null}` when there are no arguments at all (missing / null)
+ */
+export function classifyArguments(raw: unknown): { value: unknown; note?: ArgumentsNote } {
+  if (raw === null || raw === undefined) return { value: null };
+  if (isRec(raw)) return { value: raw };
+  if (typeof raw !== "string") return { value: raw, note: "not an object" };
+  let cur: unknown;
+  try {
+    cur = parseJsonLossless(raw);
+  } catch {
+    return { value: raw, note: "not valid JSON" };
+  }
+  for (let i = 0; i < 4 && typeof cur === "string"; i++) {
+    try {
+      cur = parseJsonLossless(cur);
+    } catch {
+      break;
+    }
+  }
+  return isRec(cur) ? { value: cur } : { value: raw, note: "not an object" };
 }
 
 /** Drop `undefined` members so that the value is JSON (content is hashed with JCS). */
@@ -276,7 +343,10 @@ function fillHoles(v: unknown): unknown {
 export interface ChatToolCall {
   id: string | null;
   name: string | null;
+  /** As the source wrote them (a JSON string for OpenAI chat messages, an object for GenAI parts). */
   arguments: unknown;
+  /** Set when the arguments are not a JSON object: then `arguments` is the raw text verbatim. */
+  argumentsNote?: ArgumentsNote;
 }
 
 export interface ChatMessage {
@@ -313,7 +383,9 @@ function toolCallOf(x: unknown): ChatToolCall | null {
   const name = str(fn?.name) ?? str(tc.name);
   const id = str(tc.id) ?? str(tc.call_id);
   if (name === null && id === null) return null;
-  return { id, name, arguments: fn ? fn.arguments ?? null : tc.arguments ?? null };
+  const raw = fn ? fn.arguments : tc.arguments;
+  const { note } = classifyArguments(raw);
+  return note ? { id, name, arguments: raw, argumentsNote: note } : { id, name, arguments: raw ?? null };
 }
 
 function messageOf(item: unknown, defaultRole: string): ChatMessage | null {
@@ -460,11 +532,11 @@ function toolNameOf(s: OtelSpan): string {
   );
 }
 
-function toolArgumentsOf(s: OtelSpan): unknown {
-  if (s.input !== null && s.input !== undefined) return s.input;
-  return parseJsonValue(
-    s.attributes["gen_ai.tool.call.arguments"] ?? s.attributes["tool_call.function.arguments"] ?? null,
-  );
+/** A tool span's arguments: the parsed object, or the raw text verbatim with a note (classifyArguments). */
+function toolArgumentsOf(s: OtelSpan): { value: unknown; note?: ArgumentsNote } {
+  if (s.rawArguments !== undefined) return classifyArguments(s.rawArguments);
+  if (s.input !== null && s.input !== undefined) return classifyArguments(s.input);
+  return classifyArguments(s.attributes["gen_ai.tool.call.arguments"] ?? s.attributes["tool_call.function.arguments"] ?? null);
 }
 
 function toolCallIdAttr(s: OtelSpan): string | null {
@@ -574,89 +646,141 @@ function masOf(spansInOrder: OtelSpan[]): { mas: string | null; scope: OtelSpan[
 // ---------------------------------------------------------------------------------------------
 
 /**
- * Keep one span per id (the one with the most attributes, then input/output; the first on a tie).
- * @returns the unique spans in first-seen order and how many copies were dropped
+ * Duplicate span ids. A byte-identical re-export of a span (same record text) is dropped and
+ * counted; a copy with different content (a failed attempt and its retry sharing one id) is kept
+ * as its own span with the deterministic internal id `<id>~<copy>` (2, 3, ...) and
+ * `duplicateOf = {spanId, copy, firstAt}`; children naming the id attach to the first copy.
+ * @returns the spans in first-seen order and one warning per dropped or conflicting copy
  */
-export function dedupeSpans(spans: OtelSpan[]): { spans: OtelSpan[]; dropped: number } {
-  const richness = (s: OtelSpan) =>
-    Object.keys(s.attributes).length * 4 + (s.input != null ? 2 : 0) + (s.output != null ? 2 : 0);
-  const byId = new Map<string, OtelSpan>();
-  let dropped = 0;
+export function dedupeSpans(spans: OtelSpan[]): { spans: OtelSpan[]; warnings: ImportWarning[] } {
+  const kept = new Map<string, OtelSpan[]>();
+  const taken = new Set(spans.map((s) => s.id));
+  const out: OtelSpan[] = [];
+  const warnings: ImportWarning[] = [];
   for (const s of spans) {
-    const prev = byId.get(s.id);
-    if (!prev) byId.set(s.id, s);
-    else {
-      dropped++;
-      if (richness(s) > richness(prev)) byId.set(s.id, s);
+    const group = kept.get(s.id);
+    if (!group) {
+      kept.set(s.id, [s]);
+      out.push(s);
+      continue;
     }
+    const same = s.rawJson !== undefined ? group.find((k) => k.rawJson === s.rawJson) : undefined;
+    if (same) {
+      warnings.push({
+        kind: "duplicate-span-identical",
+        path: s.path,
+        message: `span ${s.id} at ${s.path} is a byte-identical re-export of ${same.path}: deduplicated`,
+      });
+      continue;
+    }
+    let copy = group.length + 1;
+    while (taken.has(`${s.id}~${copy}`)) copy++;
+    const id = `${s.id}~${copy}`;
+    taken.add(id);
+    const first = group[0];
+    const dup: OtelSpan = { ...s, id, duplicateOf: { spanId: s.id, copy, firstAt: first.path } };
+    group.push(dup);
+    out.push(dup);
+    warnings.push({
+      kind: "duplicate-span-id-conflict",
+      path: s.path,
+      message: `span id ${s.id} is used by two different spans, at ${first.path} and at ${s.path} (e.g. a failed attempt and its retry): both kept, the second as node copy ${copy}`,
+    });
   }
-  return { spans: [...byId.values()], dropped };
+  return { spans: out, warnings };
 }
 
 interface Checked {
   start: Map<string, bigint>;
   end: Map<string, bigint>;
+  /** Parent ids as the source declared them (content.parentSpanId), before repairs. */
+  declaredParent: Map<string, string | null>;
+  /** Per-span markers shown in node content (`importWarnings`). */
+  marks: Map<string, string[]>;
+  warnings: ImportWarning[];
   errors: Array<{ path: string; message: string }>;
 }
 
+/**
+ * Check and repair the span tree and times, in linear time and without recursion. Repairs (each a
+ * warning and, on the span, a marker): an all-zero parent id means root; a parent id not in the
+ * trace makes the span an extra root ("parent not in trace: <id>"); a parent cycle is broken at
+ * its first span in input order; an end before the start becomes the start (zero width, "clock
+ * skew"); an end of 0, missing or unreadable is "not ended" (zero width; a Langfuse EVENT without
+ * an end is instantaneous, no marker). Mutates `parentId` of the given spans (callers pass copies).
+ * @returns times, markers, warnings, and errors only for a span without a readable start time
+ */
 function checkSpans(spans: OtelSpan[]): Checked {
   const errors: Checked["errors"] = [];
+  const warnings: ImportWarning[] = [];
+  const marks = new Map<string, string[]>();
+  const mark = (s: OtelSpan, text: string) => marks.set(s.id, [...(marks.get(s.id) ?? []), text]);
   const start = new Map<string, bigint>();
   const end = new Map<string, bigint>();
-  const byId = new Map(spans.map((s) => [s.id, s]));
+  const declaredParent = new Map<string, string | null>();
+  const byId = new Map<string, OtelSpan>();
+  for (const s of spans) if (!byId.has(s.id)) byId.set(s.id, s);
   for (const s of spans) {
+    if (s.parentId !== null && /^0+$/.test(s.parentId)) {
+      warnings.push({ kind: "zero-parent-id", path: s.paths.parentId, message: `span ${s.id}: parent id ${s.parentId} is all zeros: read as a root` });
+      s.parentId = null;
+    }
+    declaredParent.set(s.id, s.parentId);
     const st = toNanos(s.startTime);
     if (st === null) {
       errors.push({ path: s.paths.startTime, message: `span ${s.id}: start time missing or not a timestamp (${asText(s.startTime) || "empty"})` });
       continue;
     }
-    let en: bigint | null = st;
-    if (s.endTime !== null && s.endTime !== undefined) {
-      en = toNanos(s.endTime);
-      if (en === null) {
-        errors.push({ path: s.paths.endTime, message: `span ${s.id}: end time is not a timestamp (${asText(s.endTime)})` });
-        continue;
+    let en: bigint = st;
+    const rawEnd = s.endTime;
+    const noEnd = rawEnd === null || rawEnd === undefined || rawEnd === "" || rawEnd === 0 || (typeof rawEnd === "string" && /^0+$/.test(rawEnd.trim()));
+    if (noEnd) {
+      if (s.extra.observationType !== "EVENT") {
+        mark(s, "not ended");
+        warnings.push({ kind: "not-ended", path: s.paths.endTime, message: `span ${s.id}: no end time (${asText(rawEnd) || "missing"}): marked "not ended", drawn zero-width` });
       }
-      if (en < st) {
-        errors.push({
-          path: s.paths.endTime,
-          message: `span ${s.id}: end time ${asText(s.endTime)} is before its start time ${asText(s.startTime)}`,
-        });
-        continue;
-      }
+    } else {
+      const e = toNanos(rawEnd);
+      if (e === null) {
+        mark(s, `not ended (end time is not a timestamp: ${asText(rawEnd)})`);
+        warnings.push({ kind: "not-ended", path: s.paths.endTime, message: `span ${s.id}: end time ${asText(rawEnd)} is not a timestamp: marked "not ended", drawn zero-width` });
+      } else if (e < st) {
+        mark(s, `clock skew: end time ${asText(rawEnd)} before start time ${asText(s.startTime)}; drawn zero-width`);
+        warnings.push({ kind: "clock-skew", path: s.paths.endTime, message: `span ${s.id}: end time ${asText(rawEnd)} is before its start time ${asText(s.startTime)}: drawn zero-width` });
+      } else en = e;
     }
     start.set(s.id, st);
     end.set(s.id, en);
   }
   for (const s of spans) {
     if (s.parentId !== null && !byId.has(s.parentId)) {
-      errors.push({ path: s.paths.parentId, message: `span ${s.id}: parent span ${s.parentId} is not in trace ${s.traceId}` });
+      mark(s, `parent not in trace: ${s.parentId}`);
+      warnings.push({ kind: "parent-not-in-trace", path: s.paths.parentId, message: `span ${s.id}: parent span ${s.parentId} is not in trace ${s.traceId}: imported as an extra root` });
+      s.parentId = null;
     }
   }
-  // Cycles: walk each parent chain; a chain that comes back to a visited span is a cycle.
-  const reported = new Set<string>();
+  // Cycles: walk each parent chain once (0 = new, 1 = on the current walk, 2 = done): linear.
+  const state = new Map<string, number>();
+  const fileIndex = new Map(spans.map((s, i) => [s.id, i]));
   for (const s of spans) {
-    const seen: string[] = [];
+    const walk: OtelSpan[] = [];
     let cur: OtelSpan | undefined = s;
-    while (cur && cur.parentId !== null) {
-      if (seen.includes(cur.id)) {
-        const cyc = seen.slice(seen.indexOf(cur.id));
-        const key = [...cyc].sort().join(",");
-        if (!reported.has(key)) {
-          reported.add(key);
-          const first = byId.get(cyc[0])!;
-          errors.push({
-            path: first.paths.parentId,
-            message: `span ${first.id}: parent chain forms a cycle (${[...cyc, cyc[0]].join(" -> ")})`,
-          });
-        }
-        break;
-      }
-      seen.push(cur.id);
-      cur = byId.get(cur.parentId);
+    while (cur && (state.get(cur.id) ?? 0) === 0) {
+      state.set(cur.id, 1);
+      walk.push(cur);
+      cur = cur.parentId !== null ? byId.get(cur.parentId) : undefined;
     }
+    if (cur && state.get(cur.id) === 1) {
+      const cyc = walk.slice(walk.indexOf(cur));
+      const cut = cyc.reduce((a, b) => (fileIndex.get(b.id)! < fileIndex.get(a.id)! ? b : a));
+      const ring = [...cyc.map((x) => x.id), cyc[0].id].join(" -> ");
+      mark(cut, `parent chain forms a cycle (${ring}): made a root`);
+      warnings.push({ kind: "parent-cycle", path: cut.paths.parentId, message: `span ${cut.id}: parent chain forms a cycle (${ring}): made a root` });
+      cut.parentId = null;
+    }
+    for (const w of walk) state.set(w.id, 2);
   }
-  return { start, end, errors };
+  return { start, end, declaredParent, marks, warnings, errors };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -695,40 +819,65 @@ interface Item {
  * generation -> final_result (data). Records: one llm record per llm_call with input messages and
  * output, one tool record per tool_call, in observed order.
  *
- * @returns `{ok: true, value}` with the case, or `{ok: false, failure}` naming every fault with the
- *   JSON path of the span field (missing parent, cycle, bad times) or the bundle validation issues.
- *   Never throws.
+ * Imperfect spans are repaired, not rejected (dedupeSpans, checkSpans): duplicate ids, orphans,
+ * all-zero parents, cycles, skewed and open spans, unresolved links, non-object tool arguments;
+ * each repair is an ImportWarning on the case and in `source.importWarnings`, and a marker in the
+ * span node's `content.importWarnings`. Linear in the number of spans, no recursion.
+ *
+ * @returns `{ok: true, value}` with the case and its warnings, or `{ok: false, failure}` naming
+ *   every fault with its JSON path (a missing/unparseable start time, a lone surrogate) or the
+ *   bundle validation issues. Never throws.
  */
 export function traceToCase(trace: OtelTrace): TraceResult {
   const where = `${trace.fileName}#traceId=${trace.traceId}`;
   const notes = [...trace.notes];
-  const { spans, dropped } = dedupeSpans(trace.spans);
-  if (dropped > 0) notes.push(`${dropped} duplicate span record(s) with an already-seen id dropped (richest copy kept)`);
+  const deduped = dedupeSpans(trace.spans);
+  // Copies: checkSpans repairs parent ids in place.
+  const spans = deduped.spans.map((s) => ({ ...s }));
+  const warnings: ImportWarning[] = [...(trace.warnings ?? []), ...deduped.warnings];
   if (spans.length === 0) {
     return { ok: false, failure: { where, errors: [{ path: "$", message: `trace ${trace.traceId} has no spans` }] } };
   }
+  // Text that cannot be hashed or stored (a lone UTF-16 surrogate): name the innermost path.
+  const unhashable = spans.map((s) => (s.raw !== undefined ? findLoneSurrogate(s.raw, s.path) : null)).filter((x) => x !== null);
+  if (unhashable.length > 0) return { ok: false, failure: { where, errors: unhashable } };
   const checked = checkSpans(spans);
   if (checked.errors.length > 0) return { ok: false, failure: { where, errors: checked.errors } };
+  warnings.push(...checked.warnings);
+  const marks = checked.marks;
+  const mark = (s: OtelSpan, text: string) => marks.set(s.id, [...(marks.get(s.id) ?? []), text]);
 
   // Tree: depth and start clamped to the parent's start (so the order is a linear extension).
-  const byId = new Map(spans.map((s) => [s.id, s]));
+  // Breadth-first from the roots: no recursion, linear in the number of spans.
   const children = new Map<string, OtelSpan[]>();
-  for (const s of spans) if (s.parentId !== null) children.set(s.parentId, [...(children.get(s.parentId) ?? []), s]);
+  for (const s of spans) {
+    if (s.parentId === null) continue;
+    const list = children.get(s.parentId);
+    if (list) list.push(s);
+    else children.set(s.parentId, [s]);
+  }
   const depth = new Map<string, number>();
   const effStart = new Map<string, bigint>();
+  /** Spans parents first (breadth-first from the roots). */
+  const topo: OtelSpan[] = spans.filter((s) => s.parentId === null);
   let clamped = 0;
-  const visit = (s: OtelSpan, d: number, parentStart: bigint | null) => {
-    depth.set(s.id, d);
-    let st = checked.start.get(s.id)!;
-    if (parentStart !== null && st < parentStart) {
-      st = parentStart;
-      clamped++;
+  for (const r of topo) {
+    depth.set(r.id, 0);
+    effStart.set(r.id, checked.start.get(r.id)!);
+  }
+  for (let i = 0; i < topo.length; i++) {
+    const p = topo[i];
+    for (const c of children.get(p.id) ?? []) {
+      depth.set(c.id, depth.get(p.id)! + 1);
+      let st = checked.start.get(c.id)!;
+      if (st < effStart.get(p.id)!) {
+        st = effStart.get(p.id)!;
+        clamped++;
+      }
+      effStart.set(c.id, st);
+      topo.push(c);
     }
-    effStart.set(s.id, st);
-    for (const c of children.get(s.id) ?? []) visit(c, d + 1, st);
-  };
-  const roots = spans.filter((s) => s.parentId === null);
-  for (const r of roots) visit(r, 0, null);
+  }
   if (clamped > 0) notes.push(`${clamped} span(s) start before their parent: ordered at the parent's start`);
 
   const fileIndex = new Map(spans.map((s, i) => [s.id, i]));
@@ -763,6 +912,7 @@ export function traceToCase(trace: OtelTrace): TraceResult {
   });
   const pos = new Map(ids.map((id, i) => [id, i]));
   const spansInOrder = items.filter((it) => it.kind === "span").map((it) => it.span!);
+  const byIdFirst = new Set(spans.filter((s) => !s.duplicateOf).map((s) => s.id));
 
   // Per-span readings.
   const unflat = new Map(spans.map((s) => [s.id, unflattenIndexed(s.attributes)]));
@@ -773,18 +923,20 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     inMsgs.set(s.id, inputMessagesOf(s, unflat.get(s.id)!));
     outMsgs.set(s.id, outputMessagesOf(s, unflat.get(s.id)!));
   }
-  const agentOf = (s: OtelSpan): string | null => {
-    let cur: OtelSpan | undefined = s;
-    while (cur) {
-      for (const k of AGENT_NAME_KEYS) {
-        const v = str(cur.attributes[k]);
-        if (v) return v;
-      }
-      if (cur.category === "agent") return cur.name;
-      cur = cur.parentId !== null ? byId.get(cur.parentId) : undefined;
+  // Agent: the span's own agent-name attribute, else its name if it is an AGENT span, else its
+  // parent's agent. Computed parents first (topo order), so deep chains stay linear.
+  const agentMemo = new Map<string, string | null>();
+  for (const s of topo) {
+    let a: string | null = null;
+    for (const k of AGENT_NAME_KEYS) {
+      a = str(s.attributes[k]);
+      if (a) break;
     }
-    return null;
-  };
+    if (!a && s.category === "agent") a = s.name;
+    if (!a && s.parentId !== null) a = agentMemo.get(s.parentId) ?? null;
+    agentMemo.set(s.id, a);
+  }
+  const agentOf = (s: OtelSpan): string | null => agentMemo.get(s.id) ?? null;
 
   // Tool call ids: from the attribute, else inferred from the generation whose output holds a
   // call to this tool with the same arguments (openai-agents).
@@ -802,7 +954,7 @@ export function traceToCase(trace: OtelTrace): TraceResult {
   for (const s of spansInOrder) {
     if (s.category !== "tool" || callIdOf.has(s.id)) continue;
     const name = toolNameOf(s);
-    const args = canonicalArgs(toolArgumentsOf(s));
+    const args = canonicalArgs(toolArgumentsOf(s).value);
     let best: string | null = null;
     for (const g of llmInOrder) {
       if (pos.get(spanNode.get(g.id)!)! > pos.get(spanNode.get(s.id)!)!) break;
@@ -830,7 +982,9 @@ export function traceToCase(trace: OtelTrace): TraceResult {
   const siblingGroups = new Map<string, OtelSpan[]>();
   for (const s of spansInOrder) {
     const k = s.parentId ?? "\u0000root";
-    siblingGroups.set(k, [...(siblingGroups.get(k) ?? []), s]);
+    const g = siblingGroups.get(k);
+    if (g) g.push(s);
+    else siblingGroups.set(k, [s]);
   }
   for (const group of siblingGroups.values()) {
     for (let i = 1; i < group.length; i++) {
@@ -882,6 +1036,35 @@ export function traceToCase(trace: OtelTrace): TraceResult {
   const finalId = ids[ids.length - 1];
   if (finalProducer) addEdge(spanNode.get(finalProducer.id)!, finalId, "data");
 
+  // Span links: references only (never parent edges); a link to a span not in this trace is an
+  // unresolved reference.
+  const linksOf = new Map<string, Array<Rec>>();
+  for (const s of spansInOrder) {
+    if (!s.links || s.links.length === 0) continue;
+    linksOf.set(
+      s.id,
+      s.links.map((l) => {
+        const target = (l.traceId === null || l.traceId === trace.traceId) && byIdFirst.has(l.spanId) ? spanNode.get(l.spanId)! : null;
+        if (target !== null) return { traceId: l.traceId, spanId: l.spanId, nodeId: target };
+        mark(s, `unresolved link: span ${l.spanId} not in trace`);
+        warnings.push({ kind: "unresolved-link", path: `${s.path}.links`, message: `span ${s.id}: link to span ${l.spanId} (trace ${l.traceId ?? "?"}) which is not in this trace: kept as an unresolved reference` });
+        return { traceId: l.traceId, spanId: l.spanId, nodeId: null, unresolved: true };
+      }),
+    );
+  }
+  const argsOf = new Map<string, { value: unknown; note?: ArgumentsNote }>();
+  for (const s of spansInOrder) {
+    if (s.category !== "tool") continue;
+    const a = toolArgumentsOf(s);
+    argsOf.set(s.id, a);
+    if (a.note)
+      warnings.push({ kind: "tool-arguments-not-object", path: s.path, message: `span ${s.id}: tool-call arguments ${a.note}: kept verbatim as text` });
+  }
+  const durationOf = (s: OtelSpan) => {
+    const ns = checked.end.get(s.id)! - checked.start.get(s.id)!;
+    return { durationNs: ns.toString(), duration: formatDurationNs(ns) };
+  };
+
   // Nodes.
   const nodes: NodeDraft[] = items.map((it, i) => {
     const id = ids[i];
@@ -899,15 +1082,18 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     const agent = agentOf(s) ?? undefined;
     const errorInfo = s.status.error ? errorOf(s) : undefined;
     const common = {
-      spanId: s.id,
-      parentSpanId: s.parentId,
+      spanId: s.duplicateOf?.spanId ?? s.id,
+      parentSpanId: checked.declaredParent.get(s.id) ?? null,
       traceId: s.traceId,
       name: s.name,
       kind: s.kind,
       startTime: s.startTime,
       endTime: s.endTime ?? null,
-      durationMs: nsToMs(checked.end.get(s.id)! - checked.start.get(s.id)!),
+      ...durationOf(s),
       ...s.extra,
+      importWarnings: marks.get(s.id),
+      duplicateOf: s.duplicateOf,
+      links: linksOf.get(s.id),
     };
     if (it.kind === "result") {
       const cid = callIdOf.get(s.id);
@@ -917,7 +1103,7 @@ export function traceToCase(trace: OtelTrace): TraceResult {
         type: "tool_result" as const,
         agent,
         label: oneLine(`${toolNameOf(s)} → ${errorInfo ? `error: ${errorInfo.message ?? ""}` : outText || "(no output)"}`),
-        content: jsonSafe({ tool: toolNameOf(s), callId: cid?.id ?? null, spanId: s.id, output: s.output ?? null }),
+        content: jsonSafe({ tool: toolNameOf(s), callId: cid?.id ?? null, spanId: s.duplicateOf?.spanId ?? s.id, output: s.output ?? null }),
         status: errorInfo ? ("error" as const) : undefined,
         error: errorInfo,
       });
@@ -928,17 +1114,23 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     if (s.category === "tool") {
       for (const k of ["output.value", "output.mime_type", "gen_ai.tool.call.result"]) delete attrs[k];
       const cid = callIdOf.get(s.id);
-      const args = toolArgumentsOf(s);
+      const args = argsOf.get(s.id)!;
       content = clean({
         ...common,
-        tool: { name: toolNameOf(s), arguments: args ?? null, callId: cid?.id ?? null, callIdSource: cid?.source ?? null },
+        tool: clean({
+          name: toolNameOf(s),
+          arguments: args.value ?? null,
+          argumentsNote: args.note,
+          callId: cid?.id ?? null,
+          callIdSource: cid?.source ?? null,
+        }),
         input: s.input ?? null,
         status: s.status.code || s.status.message ? { code: s.status.code, message: s.status.message } : undefined,
         attributes: attrs,
         events: s.events.length > 0 ? s.events : undefined,
         scope: s.scope ?? undefined,
       });
-      label = `${toolNameOf(s)}(${asText(args)})`;
+      label = `${toolNameOf(s)}(${asText(args.value)})`;
     } else {
       const isLlm = s.category === "llm";
       content = clean({
@@ -970,6 +1162,7 @@ export function traceToCase(trace: OtelTrace): TraceResult {
   const records: RecordDraft[] = [];
   for (const s of spansInOrder) {
     const latencyMs = nsToMs(checked.end.get(s.id)! - checked.start.get(s.id)!);
+    const latencyNs = (checked.end.get(s.id)! - checked.start.get(s.id)!).toString();
     if (s.category === "llm") {
       const msgs = inMsgs.get(s.id);
       if (!msgs || msgs.length === 0 || s.output === null || s.output === undefined) continue;
@@ -993,16 +1186,16 @@ export function traceToCase(trace: OtelTrace): TraceResult {
           }),
         ),
         response: jsonSafe(s.output),
-        meta: jsonSafe(clean({ latencyMs, model: s.model ?? undefined, usage: s.usage ?? undefined, spanId: s.id })) as Rec,
+        meta: jsonSafe(clean({ latencyMs, latencyNs, model: s.model ?? undefined, usage: s.usage ?? undefined, spanId: s.id })) as Rec,
       });
     } else if (s.category === "tool") {
       records.push({
         nodeId: spanNode.get(s.id)!,
         boundary: "tool",
-        request: jsonSafe({ name: toolNameOf(s), arguments: toolArgumentsOf(s) ?? null }),
+        request: jsonSafe({ name: toolNameOf(s), arguments: argsOf.get(s.id)!.value ?? null }),
         response: jsonSafe(s.output ?? null),
         meta: jsonSafe(
-          clean({ latencyMs, spanId: s.id, callId: callIdOf.get(s.id)?.id, status: s.status.error ? "error" : undefined }),
+          clean({ latencyMs, latencyNs, spanId: s.id, callId: callIdOf.get(s.id)?.id, status: s.status.error ? "error" : undefined }),
         ) as Rec,
       });
     }
@@ -1028,6 +1221,7 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     subset: null,
     traceSha256: trace.traceSha256,
     notes,
+    ...(warnings.length > 0 ? { importWarnings: warnings } : {}),
     ...(trace.dataset === "langfuse" ? { scores: trace.scores } : {}),
     ...trace.sourceExtra,
   };
@@ -1064,8 +1258,11 @@ export function traceToCase(trace: OtelTrace): TraceResult {
       outcome: { passed: null, evaluator: trace.dataset, details: { dataFlow } },
       extra: { source: sourceJson, referenceLabels: labelsJson },
     });
-    return { ok: true, value: { bundle, source: sourceJson, referenceLabels: labelsJson } };
+    return { ok: true, value: { bundle, source: sourceJson, referenceLabels: labelsJson, warnings } };
   } catch (err) {
+    // Text that cannot be hashed (a lone surrogate): name its path in the input file.
+    const bad = trace.rawValue !== undefined ? findLoneSurrogate(trace.rawValue) : null;
+    if (bad) return { ok: false, failure: { where, errors: [bad] } };
     if (err instanceof BundleValidationError) {
       return { ok: false, failure: { where, errors: err.issues.map((i) => ({ path: i.path, message: i.message })) } };
     }

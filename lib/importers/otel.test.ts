@@ -362,6 +362,7 @@ describe("Langfuse quirks (SOURCE.md §Things to handle)", () => {
     expect((rec.response as Content).id).toBe("resp_0f00ca5b7e22bb4c0068db9d0110d8819da676bd1f2dd03a40");
     expect(rec.meta).toEqual({
       latencyMs: 1150,
+      latencyNs: "1150000000",
       model: "gpt-4.1-2025-04-14",
       usage: { output: 29, input: 85, total: 114, "prompt_details.cache_read": 0, "completion_details.reasoning": 0 },
       spanId: "90d94774e8e3724d",
@@ -392,7 +393,7 @@ describe("Langfuse quirks (SOURCE.md §Things to handle)", () => {
     expect((bundle as Content).source.notes).toContain("human correction trace.corrections[0] is identical to the trace output");
   });
 
-  test("Langfuse level ERROR maps to status error with statusMessage; a null endTime is instantaneous", () => {
+  test("Langfuse level ERROR maps to status error with statusMessage; a null endTime is 'not ended', zero-width", () => {
     const raw = JSON.parse(read(path.join(LANGFUSE_DIR, "microsoft-agent-2025-12-17.trace.json")));
     const tool = raw.observations.find((o: { id: string }) => o.id === "a2de97aac476c036");
     tool.level = "ERROR";
@@ -406,7 +407,10 @@ describe("Langfuse quirks (SOURCE.md §Things to handle)", () => {
       expect(node(b, id).error).toEqual({ type: "error", message: "TimeoutError: weather service did not answer" });
     }
     expect(node(b, "llm_call_0001").status ?? null).toBeNull();
-    expect(content(b, "tool_call_0002").durationMs).toBe(0);
+    expect(content(b, "tool_call_0002").durationNs).toBe("0");
+    expect(content(b, "tool_call_0002").duration).toBe("0 ns");
+    expect(content(b, "tool_call_0002").importWarnings).toEqual(["not ended"]);
+    expect(r.cases[0].warnings!.map((w) => [w.kind, w.path])).toEqual([["not-ended", "$.observations[3].endTime"]]);
   });
 
   test("a Langfuse score with source ANNOTATION is a human label; EVAL scores are not", () => {
@@ -516,39 +520,43 @@ describe("errors are reported with where and a JSON path, never thrown", () => {
   const spans = (v: OtlpDoc) => v.resourceSpans[0].scopeSpans[0].spans;
   const TRACE2 = "3c9e1f0a7b2d4e6f8a1b2c3d4e5f6a7b";
 
-  test("a span with a missing parent: its trace is skipped with the path, the other trace imports", () => {
+  test("a span with a missing parent: its trace imports, the span is an extra root marked with the path", () => {
     const v = oi();
     const i = spans(v).findIndex((s) => s.spanId === "e85b0c6d2a7f1394");
     expect(i).toBe(3);
     spans(v)[i].parentSpanId = "deadbeefdeadbeef";
     const r = importOtel(JSON.stringify(v), { fileName: "broken.json" });
-    expect(r.cases.map((c) => c.bundle.id)).toEqual(["otlp/fee618f96dc31e0ca38b2f7b26eb8b29"]);
-    expect(r.failures).toEqual([
+    expect(r.failures).toEqual([]);
+    expect(r.cases.map((c) => c.bundle.id)).toEqual(["otlp/fee618f96dc31e0ca38b2f7b26eb8b29", `otlp/${TRACE2}`]);
+    const c = r.cases[1];
+    expect(c.warnings).toEqual([
       {
-        where: `broken.json#traceId=${TRACE2}`,
-        errors: [
-          {
-            path: "$.resourceSpans[0].scopeSpans[0].spans[3].parentSpanId",
-            message: `span e85b0c6d2a7f1394: parent span deadbeefdeadbeef is not in trace ${TRACE2}`,
-          },
-        ],
+        kind: "parent-not-in-trace",
+        path: "$.resourceSpans[0].scopeSpans[0].spans[3].parentSpanId",
+        message: `span e85b0c6d2a7f1394: parent span deadbeefdeadbeef is not in trace ${TRACE2}: imported as an extra root`,
       },
     ]);
+    const orphan = c.bundle.graph.nodes.find((n) => n.type !== "tool_result" && (n.content as Content).spanId === "e85b0c6d2a7f1394")!;
+    expect((orphan.content as Content).importWarnings).toEqual(["parent not in trace: deadbeefdeadbeef"]);
+    expect((orphan.content as Content).parentSpanId).toBe("deadbeefdeadbeef");
+    expect(c.bundle.graph.edges.filter((e) => e.to === orphan.id && e.kind === "control")).toEqual([]);
   });
 
-  test("a parent cycle is reported", () => {
+  test("a parent cycle is broken at one span (a marked root); the trace imports", () => {
     const v = oi();
     const root = spans(v).find((s) => s.spanId === "7f3a9c2e1b4d6a80")!;
     root.parentSpanId = "2b6e8d4f0a1c3e57"; // Hello world's parent is the root: now a 2-cycle
     const r = importOtel(JSON.stringify(v), { fileName: "cycle.json" });
-    expect(r.cases).toHaveLength(1);
-    expect(r.failures).toHaveLength(1);
-    expect(r.failures[0].errors).toHaveLength(1);
-    expect(r.failures[0].errors[0].message).toMatch(/parent chain forms a cycle/);
-    expect(r.failures[0].errors[0].path).toMatch(/^\$\.resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[(8|9)\]\.parentSpanId$/);
+    expect(r.failures).toEqual([]);
+    expect(r.cases).toHaveLength(2);
+    const w = r.cases.flatMap((c) => c.warnings ?? []);
+    expect(w).toHaveLength(1);
+    expect(w[0].kind).toBe("parent-cycle");
+    expect(w[0].message).toMatch(/parent chain forms a cycle/);
+    expect(w[0].path).toMatch(/^\$\.resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[(8|9)\]\.parentSpanId$/);
   });
 
-  test("bad times: end before start, unparseable start", () => {
+  test("bad times: an unparseable start still fails the trace; an end before start is only flagged", () => {
     const v = oi();
     const s5 = spans(v)[5];
     s5.endTimeUnixNano = "1759223000000000000";
@@ -559,10 +567,11 @@ describe("errors are reported with where and a JSON path, never thrown", () => {
     expect(r.cases.map((c) => c.bundle.id)).toEqual([`otlp/${TRACE2}`]);
     expect(r.failures.map((f) => f.where)).toEqual(["times.json#traceId=fee618f96dc31e0ca38b2f7b26eb8b29"]);
     const paths = r.failures.flatMap((f) => f.errors.map((e) => e.path)).sort();
-    expect(paths).toEqual([
-      "$.resourceSpans[0].scopeSpans[0].spans[1].startTimeUnixNano",
-      "$.resourceSpans[0].scopeSpans[0].spans[5].endTimeUnixNano",
-    ]);
+    expect(paths).toEqual(["$.resourceSpans[0].scopeSpans[0].spans[1].startTimeUnixNano"]);
+    s1.startTimeUnixNano = "1759223040100000000";
+    const r2 = importOtel(JSON.stringify(v), { fileName: "times.json" });
+    expect(r2.failures).toEqual([]);
+    expect(r2.cases[0].warnings!.map((w) => [w.kind, w.path])).toEqual([["clock-skew", "$.resourceSpans[0].scopeSpans[0].spans[5].endTimeUnixNano"]]);
   });
 
   test("a span without traceId is a file-level failure; the traces still import", () => {
@@ -601,21 +610,21 @@ describe("errors are reported with where and a JSON path, never thrown", () => {
     expect(c.source.notes).toContain("1 span(s) start before their parent: ordered at the parent's start");
   });
 
-  test("Langfuse: a missing parent names $.observations[i].parentObservationId", () => {
+  test("Langfuse: a missing parent is named at $.observations[i].parentObservationId; an all-zero parent is a root", () => {
     const raw = JSON.parse(read(path.join(LANGFUSE_DIR, "openai-agents-2025-09-30.trace.json")));
     raw.observations[4].parentObservationId = "0000000000000000";
     raw.trace.observations = [];
     const r = importOtel(JSON.stringify(raw), { fileName: "lf.json" });
-    expect(r.cases).toEqual([]);
-    expect(r.failures).toEqual([
+    expect(r.failures).toEqual([]);
+    expect(r.cases[0].warnings!.map((w) => [w.kind, w.path])).toEqual([["zero-parent-id", "$.observations[4].parentObservationId"]]);
+    raw.observations[4].parentObservationId = "abcdef0123456789";
+    const r2 = importOtel(JSON.stringify(raw), { fileName: "lf.json" });
+    expect(r2.failures).toEqual([]);
+    expect(r2.cases[0].warnings).toEqual([
       {
-        where: "lf.json#traceId=fee618f96dc31e0ca38b2f7b26eb8b29",
-        errors: [
-          {
-            path: "$.observations[4].parentObservationId",
-            message: "span 5b99c3e3411ed17b: parent span 0000000000000000 is not in trace fee618f96dc31e0ca38b2f7b26eb8b29",
-          },
-        ],
+        kind: "parent-not-in-trace",
+        path: "$.observations[4].parentObservationId",
+        message: "span 5b99c3e3411ed17b: parent span abcdef0123456789 is not in trace fee618f96dc31e0ca38b2f7b26eb8b29: imported as an extra root",
       },
     ]);
   });

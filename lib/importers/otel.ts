@@ -25,17 +25,19 @@ export { OTEL_NORMALIZATION, type OtelBundleSource } from "./otel-spans";
  *
  * @param text the file's text (a BOM and bare NaN/Infinity are tolerated)
  * @param opts.fileName basename recorded in `source.file` and in failure `where`
- * @returns cases and failures. Never throws: non-JSON gives one failure whose message names line
- *   and column; an unknown shape gives one failure at `$`; a trace with a span whose parent is
- *   missing, a parent cycle, or a missing/unparseable/backwards time is skipped with a failure
- *   (`where` = `<file>#traceId=<id>`) naming the field's JSON path, e.g.
- *   `$.resourceSpans[0].scopeSpans[0].spans[3].parentSpanId` or `$.observations[2].endTime`,
- *   while the other traces of the file still import.
+ * @returns cases (each with `warnings`: imperfect spans repaired instead of rejected, see
+ *   README "Imperfect spans") and failures. Never throws: non-JSON gives one failure whose message
+ *   names line and column; an unknown shape gives one failure at `$`; a trace with a span whose
+ *   start time is missing/unparseable, or with text that cannot be hashed (lone surrogate), is
+ *   skipped with a failure (`where` = `<file>#traceId=<id>`) naming the field's JSON path, e.g.
+ *   `$.resourceSpans[0].scopeSpans[0].spans[3].startTimeUnixNano`, while the other traces of the
+ *   file still import. A missing parent, a cycle, a skewed or open span only add warnings.
  */
 export function importOtel(text: string, opts: { fileName: string }): ImportFileResult {
   const cases: ImportedCase[] = [];
   const failures: ImportFailure[] = [];
-  const parsed = parseImportText(text, opts.fileName);
+  // int64 attributes and unix-nano times written as JSON numbers keep every digit.
+  const parsed = parseImportText(text, opts.fileName, { allowNaN: true, bigIntsAsStrings: true });
   if ("result" in parsed) return parsed.result;
   const value = parsed.value;
 

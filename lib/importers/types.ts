@@ -52,11 +52,36 @@ export interface ReferenceLabel {
   extra: Record<string, unknown>;
 }
 
+/**
+ * Kinds of imperfect input an importer repaired instead of rejecting (issue 10): each is counted
+ * in the import report (`ImportReport.warnings`) and, where it concerns one span, marked in that
+ * node's `content.importWarnings`.
+ */
+export type ImportWarningKind =
+  | "duplicate-span-identical"
+  | "duplicate-span-id-conflict"
+  | "parent-not-in-trace"
+  | "zero-parent-id"
+  | "parent-cycle"
+  | "clock-skew"
+  | "not-ended"
+  | "unresolved-link"
+  | "tool-arguments-not-object";
+
+/** One repaired imperfection: its kind, the JSON path in the input file, and plain words. */
+export interface ImportWarning {
+  kind: ImportWarningKind;
+  path: string;
+  message: string;
+}
+
 /** One imported case: a valid bundle (with `source` and `referenceLabels` inside it). */
 export interface ImportedCase {
   bundle: ReplayBundle;
   source: BundleSource;
   referenceLabels: ReferenceLabel[];
+  /** Imperfections repaired on import (also in `source.importWarnings`); absent or [] when none. */
+  warnings?: ImportWarning[];
 }
 
 /** A record of a file that could not be imported; nothing of it is written. */

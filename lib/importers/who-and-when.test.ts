@@ -379,3 +379,16 @@ describe("malformed records become failures with a path, never throw", () => {
     expect((r.cases[0].bundle as Record<string, unknown>).sourceExtra).toEqual({ annotator_note: "x" });
   });
 });
+
+describe("errors name the record (issue 10 item 11)", () => {
+  test("a lone surrogate in one message is reported at that message's path, not at $", () => {
+    const raw = readRaw("Hand-Crafted", 6);
+    const t = JSON.stringify(raw).replace(JSON.stringify(raw.history[3].content), JSON.stringify(raw.history[3].content).replace(/^"/, '"\\ud800'));
+    const r = importWhoWhen(t, { fileName: "6.json", subset: "Hand-Crafted" });
+    expect(r.cases).toEqual([]);
+    expect(r.failures).toHaveLength(1);
+    expect(r.failures[0].errors).toHaveLength(1);
+    expect(r.failures[0].errors[0].path).toBe("$.history[3].content");
+    expect(r.failures[0].errors[0].message).toMatch(/lone UTF-16 surrogate \(U\+D800 at character 0\)/);
+  });
+});

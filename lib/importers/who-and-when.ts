@@ -21,7 +21,7 @@ import {
   type NodeDraft,
   type NodeType,
 } from "../bundle";
-import { parseImportText } from "./parse";
+import { findLoneSurrogate, parseImportText } from "./parse";
 import type { BundleSource, ImportFailure, ImportFileResult, ReferenceLabel } from "./types";
 
 export type WhoWhenSubset = "Hand-Crafted" | "Algorithm-Generated";
@@ -168,6 +168,9 @@ export function importWhoWhen(text: string, opts: ImportWhoWhenOptions): ImportF
   if ("result" in parsed) return parsed.result;
   const raw = parsed.value;
   if (!isRec(raw)) return fail(where, [{ path: "$", message: "expected a JSON object (one Who&When record)" }]);
+  // Text that cannot be hashed or stored (a lone UTF-16 surrogate): name the innermost path.
+  const unhashable = findLoneSurrogate(raw, "$");
+  if (unhashable) return fail(where, [unhashable]);
   if (!Array.isArray(raw.history)) {
     return fail(where, [
       {

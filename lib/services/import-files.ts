@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
-import { importText, type ImportFormat } from "../importers";
+import { importText, type ImportFormat, type ImportWarningKind } from "../importers";
 import { importCase, type Db } from "../db";
 
 export interface ImportReport {
@@ -17,6 +17,15 @@ export interface ImportReport {
   /** Files passed over because they hold no trace (e.g. symtrace.annotations/v1). */
   ignored: string[];
   cases: Array<{ bundleId: string; caseId: string; status: "imported" | "skipped" | "replaced" }>;
+  /**
+   * Imperfections the importers repaired instead of rejecting (duplicate span ids, orphans,
+   * skewed/open spans, unresolved links, tool arguments that are not a JSON object...):
+   * `counts` per kind over all files, and each one with its file, bundle id and JSON path.
+   */
+  warnings: {
+    counts: Partial<Record<ImportWarningKind, number>>;
+    items: Array<{ file: string; bundleId: string; kind: ImportWarningKind; path: string; message: string }>;
+  };
 }
 
 /** All .json files under a path (recursively, sorted), or the path itself when it is a file. */
@@ -45,7 +54,15 @@ export async function importPaths(
   paths: string[],
   opts: { format?: ImportFormat; actorId?: string | null } = {},
 ): Promise<ImportReport> {
-  const report: ImportReport = { imported: 0, skipped: 0, replaced: 0, failed: [], ignored: [], cases: [] };
+  const report: ImportReport = {
+    imported: 0,
+    skipped: 0,
+    replaced: 0,
+    failed: [],
+    ignored: [],
+    cases: [],
+    warnings: { counts: {}, items: [] },
+  };
   const files: string[] = [];
   for (const p of paths) {
     try {
@@ -73,6 +90,10 @@ export async function importPaths(
       report.failed.push({ file: hash < 0 ? file : `${file}${f.where.slice(hash)}`, errors: f.errors });
     }
     for (const c of res.cases) {
+      for (const w of c.warnings ?? []) {
+        report.warnings.counts[w.kind] = (report.warnings.counts[w.kind] ?? 0) + 1;
+        report.warnings.items.push({ file, bundleId: c.bundle.id, kind: w.kind, path: w.path, message: w.message });
+      }
       try {
         const r = await importCase(db, c, { actorId: opts.actorId });
         report[r.status] += 1;
