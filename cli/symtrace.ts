@@ -13,12 +13,15 @@
  * Exit codes: 0 ok; 1 invalid input or any failed file/record (import still stores the good
  * ones); 2 bad usage.
  * The database is DATABASE_URL or the embedded SQLite file (data/symtrace.db); pending
- * migrations are applied before import and export.
+ * migrations are applied before a database command (none pending: the schema engine is not
+ * started, so the CLI runs beside the app). A SQLite file locked by another process for longer
+ * than SYMTRACE_DB_BUSY_TIMEOUT_MS (default 10000) gives exit 1 and one line saying so.
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } from "../lib/bundle";
 import { IMPORT_FORMATS, type ImportFormat } from "../lib/importers";
+import { DatabaseBusyError, isBusyError, resolveDatabaseUrl } from "../lib/db/url";
 
 type Out = Record<string, unknown>;
 
@@ -347,7 +350,9 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
     const usage = err instanceof UsageError;
-    print({ ok: false, errors: [{ path: "$", message: err instanceof Error ? err.message : String(err) }] });
+    // A SQLite file locked by another process past the busy timeout: one line saying what to do.
+    const message = isBusyError(err) ? new DatabaseBusyError(err instanceof DatabaseBusyError ? err.url : resolveDatabaseUrl(process.env.DATABASE_URL)).message : err instanceof Error ? err.message : String(err);
+    print({ ok: false, errors: [{ path: "$", message }] });
     process.exit(usage ? 2 : 1);
   },
 );

@@ -5,7 +5,15 @@ import { z } from "zod";
 import { assignCases, getDb, listCases, removeAssignment, reopenAnnotation, upsertUser, UserInputError, WorkflowError } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
 
-export type ActionState = { ok?: string; error?: string; values?: Record<string, string>; preview?: { matched: number; caseIds: string[] } };
+export type ActionState = {
+  ok?: string;
+  error?: string;
+  /** The submitted single-valued fields, shown again after the action. */
+  values?: Record<string, string>;
+  /** The chosen annotators (a multi-select: kept apart from `values`, which holds one value per name). */
+  annotatorIds?: string[];
+  preview?: { matched: number; caseIds: string[] };
+};
 
 const assignForm = z.object({
   dataset: z.string().optional(),
@@ -17,29 +25,37 @@ const assignForm = z.object({
 });
 
 /**
- * Assign every case matching the filter (three annotators each by default). Two steps: "Preview"
- * counts the matching cases; "Assign" needs the previewed count to still match (no surprise
- * bulk assignment). The form keeps its values.
+ * Assign every case matching the filter. Two steps: "Preview" counts the matching cases; "Assign"
+ * needs the previewed count to still match (no surprise bulk assignment). The form keeps its
+ * values, the chosen annotators included. Annotators chosen: exactly they get every case (see
+ * assignCases); none chosen: `perCase` drawn from all annotators, least loaded first.
  */
 export async function assignByFilterAction(_prev: ActionState, form: FormData): Promise<ActionState> {
   const admin = await requireViewer("admin");
-  const values = Object.fromEntries([...form.entries()].filter(([, v]) => typeof v === "string").map(([k, v]) => [k, String(v)]));
+  const annotatorIds = form.getAll("annotatorIds").map(String).filter(Boolean);
+  const values = Object.fromEntries([...form.entries()].filter(([k, v]) => typeof v === "string" && k !== "annotatorIds").map(([k, v]) => [k, String(v)]));
+  const keep = { values, annotatorIds };
   const f = assignForm.safeParse(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v || undefined])));
-  if (!f.success) return { values, error: f.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
+  if (!f.success) return { ...keep, error: f.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ") };
   const db = getDb();
   const { cases } = await listCases(db, { dataset: f.data.dataset, mas: f.data.mas, benchmark: f.data.benchmark, q: f.data.q, take: 100_000 });
   if (values.intent !== "assign") {
-    return { values, preview: { matched: cases.length, caseIds: cases.slice(0, 10).map((c) => c.bundleId) } };
+    return { ...keep, preview: { matched: cases.length, caseIds: cases.slice(0, 10).map((c) => c.bundleId) } };
   }
-  if (String(cases.length) !== values.confirmCount) return { values, error: `The filter now matches ${cases.length} case(s), not ${values.confirmCount}: preview again.` };
-  const annotatorIds = form.getAll("annotatorIds").map(String).filter(Boolean);
+  if (String(cases.length) !== values.confirmCount) return { ...keep, error: `The filter now matches ${cases.length} case(s), not ${values.confirmCount}: preview again.` };
   try {
-    const r = await assignCases(db, admin, { caseIds: cases.map((c) => c.id), perCase: f.data.perCase, annotatorIds: annotatorIds.length ? annotatorIds : undefined, adjudicatorId: f.data.adjudicatorId || null });
+    const r = await assignCases(db, admin, {
+      caseIds: cases.map((c) => c.id),
+      // Chosen annotators: exactly they get each case, so the per-case count is theirs.
+      perCase: annotatorIds.length ? undefined : f.data.perCase,
+      annotatorIds: annotatorIds.length ? annotatorIds : undefined,
+      adjudicatorId: f.data.adjudicatorId || null,
+    });
     revalidatePath("/admin");
     const n = r.reduce((s, x) => s + x.annotators.length, 0);
-    return { values, ok: `${cases.length} case(s) assigned; ${n} new annotator assignment(s)${f.data.adjudicatorId ? ", adjudicator set" : ""}.` };
+    return { ...keep, ok: `${cases.length} case(s) assigned; ${n} new annotator assignment(s)${annotatorIds.length ? ` to the ${annotatorIds.length} chosen annotator(s)` : ""}${f.data.adjudicatorId ? ", adjudicator set" : ""}.` };
   } catch (e) {
-    return { values, error: e instanceof WorkflowError ? e.message : "assignment failed" };
+    return { ...keep, error: e instanceof WorkflowError ? e.message : "assignment failed" };
   }
 }
 

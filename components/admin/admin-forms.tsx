@@ -23,12 +23,14 @@ export function AssignForm({
 }) {
   const [s, action, pending] = useActionState(assignByFilterAction, {});
   const v = s.values ?? {};
+  const chosen = s.annotatorIds ?? [];
+  const emailOf = new Map(annotators.map((a) => [a.id, a.email]));
   const sel = (name: string, label: string, opts: string[], render?: (x: string) => string) => (
     <SelectField name={name} label={label} options={opts} defaultValue={v[name]} emptyLabel="Any" render={render} />
   );
   // key: React resets a form after its action; re-mount with the submitted values instead.
   return (
-    <form key={JSON.stringify(v)} action={action} className="grid grid-cols-2 gap-3">
+    <form key={JSON.stringify([v, chosen])} action={action} className="grid grid-cols-2 gap-3">
       {sel("dataset", "Source dataset", facets.datasets, datasetName)}
       {sel("mas", "MAS", facets.mas)}
       {sel("benchmark", "Benchmark", facets.benchmarks)}
@@ -37,7 +39,7 @@ export function AssignForm({
         <input name="q" defaultValue={v.q ?? ""} className="rounded border border-slate-300 px-2 py-1 text-sm" />
       </label>
       <label className="flex flex-col gap-1 text-xs text-slate-600">
-        <span>Annotators per case</span>
+        <span>Annotators per case (when none are chosen below)</span>
         <input name="perCase" type="number" min={1} max={10} defaultValue={v.perCase ?? 3} className="rounded border border-slate-300 px-2 py-1 text-sm" />
       </label>
       <label className="flex flex-col gap-1 text-xs text-slate-600">
@@ -52,8 +54,8 @@ export function AssignForm({
         </select>
       </label>
       <label className="col-span-2 flex flex-col gap-1 text-xs text-slate-600">
-        <span>Annotators to draw from (none selected: all annotators, least loaded first)</span>
-        <select name="annotatorIds" multiple size={Math.min(6, Math.max(2, annotators.length))} className="rounded border border-slate-300 px-2 py-1 text-sm">
+        <span>Annotators (chosen: each of them gets every case; none chosen: drawn from all, least loaded first)</span>
+        <select name="annotatorIds" multiple defaultValue={chosen} size={Math.min(6, Math.max(2, annotators.length))} className="rounded border border-slate-300 px-2 py-1 text-sm">
           {annotators.map((a) => (
             <option key={a.id} value={a.id}>
               {a.email}
@@ -74,6 +76,7 @@ export function AssignForm({
         {s.preview ? (
           <span className="text-xs text-slate-600" role="status">
             {s.preview.matched} case(s) match{s.preview.caseIds.length ? `: ${s.preview.caseIds.join(", ")}${s.preview.matched > s.preview.caseIds.length ? ", …" : ""}` : ""}
+            {chosen.length ? `; each goes to ${chosen.map((id) => emailOf.get(id) ?? id).join(", ")}` : `; ${v.perCase ?? 3} least-loaded annotator(s) each`}
           </span>
         ) : null}
         <Result s={s} />

@@ -149,3 +149,64 @@ describe("removing assignments", () => {
     expect(await h.db.auditEvent.count({ where: { caseId, action: "assignment.remove" } })).toBe(1);
   });
 });
+
+describe("assigning to chosen annotators (issue 10 item 2)", () => {
+  /** A fresh case, plus `idle` annotators with no load (the ones "fewest first" would pick). */
+  async function caseAndPeople() {
+    const b = { ...gold, id: `t/assign-${++n}-${Date.now()}` };
+    const { caseId } = await importCase(h.db, { bundle: b });
+    const admin = await user(["admin"]);
+    const chosen = [await user(["annotator"]), await user(["annotator"]), await user(["annotator"]), await user(["annotator"])];
+    const idle = [await user(["annotator"]), await user(["annotator"])];
+    // Load the chosen ones with other cases so that "least loaded first" would prefer the idle ones.
+    for (let i = 0; i < 2; i++) {
+      const other = await importCase(h.db, { bundle: { ...gold, id: `t/load-${++n}-${Date.now()}` } });
+      await assignCases(h.db, admin, { caseIds: [other.caseId], annotatorIds: chosen.map((c) => c.id) });
+    }
+    return { caseId, admin, chosen, idle };
+  }
+  const annotatorsOf = async (caseId: string) =>
+    (await h.db.assignment.findMany({ where: { caseId, role: "annotator" }, select: { userId: true } })).map((a) => a.userId).sort();
+
+  test("every chosen annotator gets the case, nobody else, whatever the loads", async () => {
+    const { caseId, admin, chosen } = await caseAndPeople();
+    const r = await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: chosen.map((c) => c.id) });
+    expect(r[0].annotators.sort()).toEqual(chosen.map((c) => c.id).sort());
+    expect(await annotatorsOf(caseId)).toEqual(chosen.map((c) => c.id).sort());
+  });
+
+  test("four chosen with perCase 3 is refused, not trimmed to the three least loaded", async () => {
+    const { caseId, admin, chosen } = await caseAndPeople();
+    await expect(assignCases(h.db, admin, { caseIds: [caseId], perCase: 3, annotatorIds: chosen.map((c) => c.id) })).rejects.toThrow(/4 annotators chosen but 3 per case/);
+    expect(await annotatorsOf(caseId)).toEqual([]);
+  });
+
+  test("a case already held by someone else still goes to every chosen annotator", async () => {
+    const { caseId, admin, chosen, idle } = await caseAndPeople();
+    await assignCases(h.db, admin, { caseIds: [caseId], perCase: 1, annotatorIds: [idle[0].id] });
+    const three = chosen.slice(0, 3).map((c) => c.id);
+    const r = await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: three });
+    expect(r[0].annotators.sort()).toEqual([...three].sort());
+    expect(await annotatorsOf(caseId)).toEqual([idle[0].id, ...three].sort());
+  });
+
+  test("an id that is not an annotator, or the adjudicator among the chosen, is refused before anything is stored", async () => {
+    const { caseId, admin, chosen } = await caseAndPeople();
+    const researcher = await user(["researcher"]);
+    await expect(assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [chosen[0].id, researcher.id] })).rejects.toThrow(`not an annotator account: ${researcher.id}`);
+    await expect(assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [chosen[0].id, "no-such-user"] })).rejects.toThrow("not an annotator account: no-such-user");
+    const both = await user(["annotator", "adjudicator"]);
+    await expect(assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [chosen[0].id, both.id], adjudicatorId: both.id })).rejects.toThrow(/cannot also annotate/);
+    expect(await annotatorsOf(caseId)).toEqual([]);
+  });
+
+  test("with no annotators chosen, the least loaded ones are drawn (documented default)", async () => {
+    const { caseId, admin, idle } = await caseAndPeople();
+    const before = new Map((await h.db.assignment.groupBy({ by: ["userId"], where: { role: "annotator" }, _count: { _all: true } })).map((g) => [g.userId, g._count._all]));
+    const r = await assignCases(h.db, admin, { caseIds: [caseId], perCase: 2 });
+    expect(r[0].annotators).toHaveLength(2);
+    // Drawn from the unloaded annotators (the idle ones of this test or of earlier ones), never the loaded chosen ones.
+    for (const id of r[0].annotators) expect(before.get(id) ?? 0).toBe(0);
+    expect(idle.every((u) => (before.get(u.id) ?? 0) === 0)).toBe(true);
+  });
+});

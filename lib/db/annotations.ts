@@ -86,9 +86,18 @@ export async function mayViewerSeeOthers(db: Db, viewer: Viewer, caseId: string)
 // ------------------------------------------------------------------ assignment
 
 /**
- * Assign cases: each case gets annotators (default three distinct, least-loaded first, never one
- * already assigned) and optionally an adjudicator. Idempotent: existing assignments count.
- * @returns per case, who was newly assigned
+ * Assign cases to annotators and optionally an adjudicator. Idempotent: existing assignments count
+ * and are never duplicated or removed.
+ *
+ * - `annotatorIds` given (a blind-study design): every chosen annotator gets every case, nobody
+ *   else is added. `perCase`, when given, must equal the number chosen (no silent trimming). Each
+ *   id must name an account with the annotator role, and the adjudicator cannot be among them.
+ * - no `annotatorIds`: each case is filled up to `perCase` (default 3) annotators drawn from all
+ *   annotators, least loaded first (ties by id).
+ * @returns per case, who was newly assigned (ids)
+ * @throws WorkflowError 403 (not an admin), 400 (perCase out of 1..10 or not the number chosen, an
+ *   id that is not an annotator, the adjudicator among the annotators, too few annotators) —
+ *   checked before anything is written
  */
 export async function assignCases(
   db: Db,
@@ -96,17 +105,37 @@ export async function assignCases(
   o: { caseIds: string[]; perCase?: number; annotatorIds?: string[]; adjudicatorId?: string | null },
 ): Promise<Array<{ caseId: string; annotators: string[]; adjudicator: string | null }>> {
   if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can assign cases");
-  const perCase = o.perCase ?? 3;
+  const chosen = o.annotatorIds?.length ? [...new Set(o.annotatorIds)] : null;
+  const perCase = o.perCase ?? chosen?.length ?? 3;
   if (perCase < 1 || perCase > 10) throw new WorkflowError(400, "perCase must be between 1 and 10", [{ field: "perCase", message: "between 1 and 10" }]);
-  const pool = o.annotatorIds?.length
-    ? o.annotatorIds
-    : (await db.user.findMany({ where: { roles: { contains: "annotator" } }, select: { id: true, roles: true } }))
-        .filter((u) => u.roles.split(",").includes("annotator"))
-        .map((u) => u.id);
-  if (pool.length < perCase) throw new WorkflowError(400, `need ${perCase} annotators, only ${pool.length} available`, [{ field: "annotatorIds", message: `need at least ${perCase}` }]);
+  if (chosen) {
+    if (perCase !== chosen.length) {
+      throw new WorkflowError(400, `${chosen.length} annotators chosen but ${perCase} per case: every chosen annotator gets every case, so choose ${perCase} or set annotators per case to ${chosen.length}`, [{ field: "perCase", message: `must equal the ${chosen.length} annotators chosen` }]);
+    }
+    const found = await db.user.findMany({ where: { id: { in: chosen } }, select: { id: true, roles: true } });
+    const annotators = new Set(found.filter((u) => u.roles.split(",").includes("annotator")).map((u) => u.id));
+    const bad = chosen.filter((id) => !annotators.has(id));
+    if (bad.length) throw new WorkflowError(400, `not an annotator account: ${bad.join(", ")}`, [{ field: "annotatorIds", message: `${bad.join(", ")}: not an annotator` }]);
+    if (o.adjudicatorId && chosen.includes(o.adjudicatorId)) {
+      throw new WorkflowError(400, "the adjudicator cannot also annotate the same case: remove them from the chosen annotators", [{ field: "adjudicatorId", message: "is among the annotators" }]);
+    }
+  }
+  const pool =
+    chosen ??
+    (await db.user.findMany({ where: { roles: { contains: "annotator" } }, select: { id: true, roles: true } }))
+      .filter((u) => u.roles.split(",").includes("annotator"))
+      .map((u) => u.id);
+  if (!chosen && pool.length < perCase) throw new WorkflowError(400, `need ${perCase} annotators, only ${pool.length} available`, [{ field: "annotatorIds", message: `need at least ${perCase}` }]);
   const loads = new Map<string, number>(pool.map((id) => [id, 0]));
-  for (const g of await db.assignment.groupBy({ by: ["userId"], where: { role: "annotator", userId: { in: pool } }, _count: { _all: true } })) {
-    loads.set(g.userId, g._count._all);
+  if (!chosen) {
+    for (const g of await db.assignment.groupBy({ by: ["userId"], where: { role: "annotator", userId: { in: pool } }, _count: { _all: true } })) {
+      loads.set(g.userId, g._count._all);
+    }
+  }
+  if (chosen && o.adjudicatorId) {
+    // A chosen annotator already adjudicating one of these cases would break blindness: refuse up front.
+    const clash = await db.assignment.findFirst({ where: { caseId: { in: o.caseIds }, role: "adjudicator", userId: { in: chosen } }, select: { caseId: true, userId: true } });
+    if (clash) throw new WorkflowError(400, `annotator ${clash.userId} already adjudicates case ${clash.caseId}`);
   }
   const out: Array<{ caseId: string; annotators: string[]; adjudicator: string | null }> = [];
   for (const caseId of o.caseIds) {
@@ -114,12 +143,21 @@ export async function assignCases(
       const existing = await tx.assignment.findMany({ where: { caseId }, select: { userId: true, role: true } });
       const have = new Set(existing.filter((a) => a.role === "annotator").map((a) => a.userId));
       const added: string[] = [];
-      const candidates = [...pool].filter((id) => !have.has(id) && id !== o.adjudicatorId).sort((a, b) => (loads.get(a)! - loads.get(b)!) || a.localeCompare(b));
-      for (const id of candidates) {
-        if (have.size + added.length >= perCase) break;
-        await tx.assignment.create({ data: { caseId, userId: id, role: "annotator" } });
-        loads.set(id, (loads.get(id) ?? 0) + 1);
-        added.push(id);
+      if (chosen) {
+        for (const id of chosen) {
+          if (have.has(id)) continue;
+          if (existing.some((a) => a.role === "adjudicator" && a.userId === id)) throw new WorkflowError(400, `annotator ${id} already adjudicates case ${caseId}`);
+          await tx.assignment.create({ data: { caseId, userId: id, role: "annotator" } });
+          added.push(id);
+        }
+      } else {
+        const candidates = [...pool].filter((id) => !have.has(id) && id !== o.adjudicatorId).sort((a, b) => loads.get(a)! - loads.get(b)! || a.localeCompare(b));
+        for (const id of candidates) {
+          if (have.size + added.length >= perCase) break;
+          await tx.assignment.create({ data: { caseId, userId: id, role: "annotator" } });
+          loads.set(id, (loads.get(id) ?? 0) + 1);
+          added.push(id);
+        }
       }
       let adj: string | null = null;
       if (o.adjudicatorId && !existing.some((a) => a.role === "adjudicator" && a.userId === o.adjudicatorId)) {

@@ -5,11 +5,12 @@
  */
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
 import { PrismaClient as PostgresClient } from "../generated/postgresql/client";
-import { providerOf, resolveDatabaseUrl, sqliteFilePath, type Provider } from "./url";
+import { busyTimeoutMs, providerOf, resolveDatabaseUrl, sqliteFilePath, type Provider } from "./url";
 
 export type Db = InstanceType<typeof SqliteClient>;
 
@@ -26,6 +27,42 @@ export interface DbHandle {
   url: string;
 }
 
+/** The better-sqlite3 handle inside a driver-adapter connection (not part of its typed API). */
+interface WithSqliteClient {
+  client?: { prepare(sql: string): unknown; pragma(sql: string, o?: { simple: boolean }): unknown };
+}
+
+/**
+ * The driver adapter for one SQLite file, set up so the app, its embedded worker and any number
+ * of CLI processes share the file:
+ * - `PRAGMA busy_timeout` = busyTimeoutMs() (SYMTRACE_DB_BUSY_TIMEOUT_MS, default 10 s): a
+ *   connection waits for another process's write lock instead of failing at once;
+ * - `journal_mode = WAL` (persistent in the file): readers never wait for the writer;
+ * - transactions start with `BEGIN IMMEDIATE` (the adapter says `BEGIN`): a transaction takes the
+ *   write lock (waiting up to the busy timeout) before it reads, so it can never fail half-way
+ *   with SQLITE_BUSY_SNAPSHOT when another process wrote between its read and its write.
+ * @param file absolute path of the database file
+ */
+export function sqliteAdapter(file: string): SqlDriverAdapterFactory {
+  const timeout = busyTimeoutMs();
+  const base = new PrismaBetterSqlite3({ url: "file:" + file, timeout });
+  const setUp = <T>(conn: T): T => {
+    const c = (conn as WithSqliteClient).client;
+    if (c && typeof c.prepare === "function") {
+      c.pragma(`busy_timeout = ${timeout}`);
+      if (String((c.pragma("journal_mode", { simple: true })) ?? "").toLowerCase() !== "wal") c.pragma("journal_mode = WAL");
+      const prepare = c.prepare.bind(c);
+      c.prepare = (sql: string) => prepare(sql === "BEGIN" ? "BEGIN IMMEDIATE" : sql);
+    }
+    return conn;
+  };
+  return {
+    provider: base.provider,
+    adapterName: base.adapterName,
+    connect: async () => setUp(await base.connect()),
+  };
+}
+
 /**
  * Open a database client.
  * @param url `file:...` or `postgresql://...`; defaults to DATABASE_URL or the embedded SQLite file
@@ -36,8 +73,7 @@ export function openDb(url: string = resolveDatabaseUrl(process.env.DATABASE_URL
   if (provider === "sqlite") {
     const file = sqliteFilePath(url);
     mkdirSync(path.dirname(file), { recursive: true });
-    const adapter = new PrismaBetterSqlite3({ url: "file:" + file, timeout: 10_000 });
-    const db = new SqliteClient({ adapter }) as Db;
+    const db = new SqliteClient({ adapter: sqliteAdapter(file) }) as Db;
     providers.set(db, provider);
     return { db, provider, url };
   }

@@ -24,7 +24,8 @@ import { bindMigrationAwareSqlAdapterFactory } from "@prisma/driver-adapter-util
 import { PrismaBetterSqlite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import Database from "better-sqlite3";
-import { providerOf, sqliteFilePath, type Provider } from "./url";
+import pg from "pg";
+import { busyTimeoutMs, DatabaseBusyError, isBusyError, providerOf, sqliteFilePath, type Provider } from "./url";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 const SCHEMA_PATH = path.join(ROOT, "prisma/schema.prisma");
@@ -82,7 +83,7 @@ async function engineFor(url: string): Promise<SchemaEngine> {
   if (provider === "sqlite") mkdirSync(path.dirname(sqliteFilePath(url)), { recursive: true });
   const base =
     provider === "sqlite"
-      ? new PrismaBetterSqlite3({ url: "file:" + sqliteFilePath(url) })
+      ? new PrismaBetterSqlite3({ url: "file:" + sqliteFilePath(url), timeout: busyTimeoutMs() })
       : new PrismaPg({ connectionString: url });
   const opened: Disposable[] = [];
   const tracking = {
@@ -110,26 +111,90 @@ async function engineFor(url: string): Promise<SchemaEngine> {
   return engine;
 }
 
+/** Names of the migration folders (prisma/migrations or prisma/migrations-postgresql), sorted. */
+export function migrationNames(provider: Provider): string[] {
+  return loadMigrations(provider).migrationDirectories.map((d) => d.path);
+}
+
+/**
+ * The migrations of the folder not yet applied to a database, found by reading
+ * `_prisma_migrations` (finished, not rolled back) — one cheap read that takes no lock, unlike the
+ * schema engine (which needs the write lock even when there is nothing to do).
+ * @returns folder names not applied, in order (all of them for a new or empty database)
+ * @throws DatabaseBusyError when the SQLite file stays locked past the busy timeout
+ */
+export async function pendingMigrations(url: string): Promise<string[]> {
+  const provider = providerOf(url);
+  const names = migrationNames(provider);
+  let applied: string[];
+  if (provider === "sqlite") {
+    const file = sqliteFilePath(url);
+    if (!existsSync(file)) return names;
+    let sqlite: Database.Database | null = null;
+    try {
+      sqlite = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeoutMs() });
+      const table = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_prisma_migrations'").get();
+      if (!table) return names;
+      applied = (sqlite.prepare("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL").all() as Array<{ migration_name: string }>).map((r) => r.migration_name);
+    } catch (e) {
+      if (isBusyError(e)) throw new DatabaseBusyError(url);
+      throw e;
+    } finally {
+      sqlite?.close();
+    }
+  } else {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const t = await client.query("SELECT to_regclass('_prisma_migrations') AS t");
+      if (!t.rows[0]?.t) return names;
+      applied = (await client.query("SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL")).rows.map((r: { migration_name: string }) => r.migration_name);
+    } finally {
+      await client.end();
+    }
+  }
+  const done = new Set(applied);
+  return names.filter((n) => !done.has(n));
+}
+
 /**
  * Apply pending migrations (prisma/migrations or prisma/migrations-postgresql) to a database.
+ * Starts the schema engine only when `pendingMigrations` finds some, so a CLI command beside a
+ * running app (which keeps the file open) neither waits for nor takes the write lock for nothing.
+ * SQLite: also turns on WAL (persistent in the file).
  * @returns names of the migrations applied now ([] when up to date)
+ * @throws DatabaseBusyError when a SQLite file stays locked by another process past the busy
+ *   timeout (SYMTRACE_DB_BUSY_TIMEOUT_MS)
  */
 export async function migrate(url: string): Promise<string[]> {
-  const engine = await engineFor(url);
-  let applied: string[];
-  try {
-    const res = await engine.applyMigrations({ migrationsList: loadMigrations(providerOf(url)), filters: FILTERS });
-    applied = res.appliedMigrationNames;
-  } finally {
-    engine.free();
-    await closing.get(engine);
+  const sqlite = providerOf(url) === "sqlite";
+  let applied: string[] = [];
+  if ((await pendingMigrations(url)).length > 0) {
+    const engine = await engineFor(url);
+    try {
+      const res = await engine.applyMigrations({ migrationsList: loadMigrations(providerOf(url)), filters: FILTERS });
+      applied = res.appliedMigrationNames;
+    } catch (e) {
+      if (sqlite && isBusyError(e)) throw new DatabaseBusyError(url);
+      throw e;
+    } finally {
+      engine.free();
+      await closing.get(engine);
+    }
   }
-  if (providerOf(url) === "sqlite") {
+  if (sqlite) {
     // WAL is persistent in the file: the app and the CLI can then read and write at once,
-    // and commits cost one sync instead of several (see npm run bench).
-    const sqlite = new Database(sqliteFilePath(url), { timeout: 10_000 });
-    sqlite.pragma("journal_mode = WAL");
-    sqlite.close();
+    // and commits cost one sync instead of several (see npm run bench). Switching needs the
+    // file to itself, so only when it is not WAL yet.
+    const db = new Database(sqliteFilePath(url), { timeout: busyTimeoutMs() });
+    try {
+      if (String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") db.pragma("journal_mode = WAL");
+    } catch (e) {
+      if (isBusyError(e)) throw new DatabaseBusyError(url);
+      throw e;
+    } finally {
+      db.close();
+    }
   }
   return applied;
 }

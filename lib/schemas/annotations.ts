@@ -15,7 +15,8 @@ export const reopenSchema = z.object({ reason: z.string().min(1, "Say why it is 
 export const assignSchema = z.object({
   caseIds: z.array(z.string().min(1)).optional(),
   filter: z.object({ dataset: z.string().optional(), mas: z.string().optional(), benchmark: z.string().optional(), q: z.string().optional() }).optional(),
-  perCase: z.number().int().min(1).max(10).default(3),
+  // Default: the number of annotatorIds when given, else 3 (see assignCases).
+  perCase: z.number().int().min(1).max(10).optional(),
   annotatorIds: z.array(z.string()).optional(),
   adjudicatorId: z.string().nullable().optional(),
 });

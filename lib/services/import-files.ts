@@ -8,6 +8,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { importText, type ImportFormat, type ImportWarningKind } from "../importers";
 import { importCase, type Db } from "../db";
+import { isBusyError } from "../db/url";
 
 export interface ImportReport {
   imported: number;
@@ -99,6 +100,8 @@ export async function importPaths(
         report[r.status] += 1;
         report.cases.push({ bundleId: c.bundle.id, caseId: r.caseId, status: r.status });
       } catch (e) {
+        // A locked database fails every case alike: stop and say so (nothing half-written).
+        if (isBusyError(e)) throw e;
         report.failed.push({ file: `${file}#${c.bundle.id}`, errors: [{ path: "$", message: (e as Error).message }] });
       }
     }
