@@ -15,6 +15,8 @@ const envSchema = z.object({
   SYMTRACE_REPLAY_MODEL: z.string().optional(),
   /** The real tool server live tool calls of a replay go to. */
   SYMTRACE_REPLAY_TOOL_UPSTREAM: z.string().url().optional(),
+  /** The import page: largest file accepted per upload, in bytes (default 256 MiB). */
+  SYMTRACE_IMPORT_MAX_BYTES: z.coerce.number().int("SYMTRACE_IMPORT_MAX_BYTES must be a whole number of bytes").positive().optional(),
 });
 
 /** The live endpoint settings of replays (null when not configured: replays verify the prefix only). */
