@@ -13,6 +13,7 @@ import { randomUUID } from "node:crypto";
 import { mkdir, open, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { formatBytes } from "../bytes";
 import type { Db } from "../db";
 import { readEnv, type Env } from "../env";
 import type { ImportFormat } from "../importers";
@@ -38,18 +39,6 @@ export class UploadTooLargeError extends Error {
     );
     this.name = "UploadTooLargeError";
   }
-}
-
-/** "256 MiB", "1.5 KiB", "900 B". */
-export function formatBytes(n: number): string {
-  const units = ["B", "KiB", "MiB", "GiB"];
-  let v = n;
-  let i = 0;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i += 1;
-  }
-  return `${i === 0 ? v : Number(v.toFixed(1))} ${units[i]}`;
 }
 
 /**
