@@ -37,6 +37,11 @@ export default async function RootLayout({ children }: { children: React.ReactNo
                     Agreement
                   </Link>
                 ) : null}
+                {has("researcher") || has("admin") ? (
+                  <Link href="/import" className="text-slate-600 hover:text-slate-900">
+                    Import
+                  </Link>
+                ) : null}
                 {has("admin") ? (
                   <Link href="/admin" className="text-slate-600 hover:text-slate-900">
                     Admin

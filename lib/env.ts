@@ -19,6 +19,8 @@ const envSchema = z.object({
   SYMTRACE_RUNNERS_FILE: z.string().min(1).optional(),
   /** "0" turns off the built-in runners of the reference MAS in mas/ (default on). */
   SYMTRACE_BUILTIN_RUNNERS: z.enum(["0", "1"], "SYMTRACE_BUILTIN_RUNNERS must be 0 or 1").optional(),
+  /** The import page: largest file accepted per upload, in bytes (default 256 MiB). */
+  SYMTRACE_IMPORT_MAX_BYTES: z.coerce.number().int("SYMTRACE_IMPORT_MAX_BYTES must be a whole number of bytes").positive().optional(),
 });
 
 /** The live endpoint settings of replays (null when not configured: replays verify the prefix only). */

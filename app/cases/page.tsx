@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { getDb, listCaseFacets, listCases } from "@/lib/db";
 import { CaseFilters } from "@/components/trace/case-filters";
 import { CaseTable } from "@/components/trace/case-table";
@@ -19,9 +20,16 @@ export default async function CasesPage({ searchParams }: { searchParams: Promis
     <div className="flex flex-col gap-4">
       <div className="flex items-baseline justify-between">
         <h1 className="text-xl font-semibold">Cases</h1>
-        <p className="text-sm text-slate-600" data-testid="case-count">
-          {total} case{total === 1 ? "" : "s"}
-        </p>
+        <div className="flex items-baseline gap-4">
+          {viewer.roles.some((r) => r === "admin" || r === "researcher") ? (
+            <Link href="/import" className="text-sm text-sky-700 underline">
+              Import traces
+            </Link>
+          ) : null}
+          <p className="text-sm text-slate-600" data-testid="case-count">
+            {total} case{total === 1 ? "" : "s"}
+          </p>
+        </div>
       </div>
       <CaseFilters values={query} facets={facets} />
       <CaseTable cases={cases} showLabels={showLabels} />
