@@ -81,6 +81,30 @@ describe("alignSuffix", () => {
     expect(a.rows.map((r) => r.marker)).toEqual(["same", "differs", "differs", "replay-only", "replay-only"]);
     expect(a.rows[4]).toMatchObject({ source: null, replay: { id: "final_result_0000" } });
   });
+  test("a transcript continuation (no boundarySeq, the target not kept): the replay's side starts after its first new node", () => {
+    // lib/services/replay-exec.ts transcript shape: prefix before the target, then llm_call → agent_action → final_result, fresh ids.
+    const cont = buildBundle({
+      id: "src~replay-t",
+      parent: { bundleId: "src", targetNodeId: "agent_action_0001", guidance: "g", mode: "transcript" },
+      task: { prompt: "What does entry cost?" },
+      config: {},
+      nodes: [...sourceNodes.slice(0, 3), n("llm_call_0002", "llm_call", "Coder", { model: "m", messageCount: 1 }), n("agent_action_0003", "agent_action", "Coder", { role: "assistant", content: "€16.00" }), n("final_result_0001", "final_result", "Coder", { final: "€16.00" })],
+      edges: [],
+      records: [
+        { nodeId: "llm_call_0000", boundary: "llm", request: { m: 0 }, response: {} },
+        { nodeId: "llm_call_0001", boundary: "llm", request: { m: 1 }, response: {} },
+        { nodeId: "llm_call_0002", boundary: "llm", request: { t: 1 }, response: {} },
+      ],
+    });
+    const a = alignSuffix(source, cont, "agent_action_0001");
+    expect(a.replayAnchor).toBe("llm_call_0002");
+    expect(a.rows.map((r) => [r.source?.id ?? null, r.replay?.id ?? null, r.marker])).toEqual([
+      ["tool_call_0000", "agent_action_0003", "differs"],
+      ["tool_result_0000", "final_result_0001", "differs"],
+      ["agent_action_0002", null, "source-only"],
+      ["final_result_0000", null, "source-only"],
+    ]);
+  });
   test("an intervention node absent from the observed order is a clear error naming it", () => {
     expect(() => alignSuffix(source, replay, "llm_call_9999")).toThrow(/llm_call_9999.*source.*order/);
   });

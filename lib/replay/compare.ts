@@ -149,12 +149,20 @@ function suffixOf(bundle: ReplayBundle, anchor: string, side: "source" | "replay
 /**
  * The live suffix aligned with the source suffix by position after the intervention point
  * (observed order; no reordering or matching by content, so row i is always "the i-th step
- * after Δ"). Length = the longer suffix; the shorter side is null ("—").
+ * after Δ"). Length = the longer suffix; the shorter side is null ("—"). The replay's
+ * intervention node is `interventionNodeId`, or, when that is not in the replay (a transcript
+ * continuation drops the target), the replay's first node the source does not have.
  * @param boundaryNodeId the source node where the guidance was applied (the run's boundary)
  * @throws Error naming the node when an intervention node is missing from a bundle's order
  */
 export function alignSuffix(source: ReplayBundle, replay: ReplayBundle, boundaryNodeId: string): SuffixAlignment {
-  const replayAnchor = interventionNodeId(replay, boundaryNodeId);
+  let replayAnchor = interventionNodeId(replay, boundaryNodeId);
+  if (!replay.order.includes(replayAnchor)) {
+    // A transcript continuation keeps only the nodes before the target: its live llm_call (the
+    // first node the source does not have) stands for the intervention.
+    const inSource = new Set(source.graph.nodes.map((x) => x.id));
+    replayAnchor = replay.order.find((id) => !inSource.has(id)) ?? replayAnchor;
+  }
   const s = suffixOf(source, boundaryNodeId, "source");
   const r = suffixOf(replay, replayAnchor, "replay");
   const rows: AlignedRow[] = [];
@@ -210,7 +218,7 @@ function errorOf(o: StoredOutcome): string {
 export function resolveOutcomes(source: ReplayBundle, result: ReplayBundle | null): { source: ResolvedOutcome; replay: ResolvedOutcome } {
   const rOut = (result?.outcome ?? null) as (StoredOutcome & { sourceEvaluation?: StoredOutcome }) | null;
   let replay: ResolvedOutcome;
-  if (!result) replay = { verdict: "unknown", via: "none", evaluator: null, reason: "the run has no result bundle (it did not complete)" };
+  if (!result) replay = { verdict: "unknown", via: "none", evaluator: null, reason: "no result bundle: the run has not completed (see its status)" };
   else if (!rOut) replay = { verdict: "unknown", via: "none", evaluator: null, reason: "no evaluator was configured when the replay ran: set SYMTRACE_REPLAY_EVALUATOR" };
   else {
     const v = verdictOf(rOut.passed);
