@@ -45,7 +45,7 @@ test.beforeAll(async () => {
 
 async function startReplay(page: Page, bundleId: string, nodeId: string) {
   await page.goto(`/cases/${encodeURIComponent(bundleId)}?node=${nodeId}`);
-  await expect(page.locator(`[data-testid=node-detail][data-node-id="${nodeId}"]`)).toBeVisible();
+  await expect(page.locator(`[data-testid=node-detail][data-node-id="${nodeId}"]`)).toBeVisible({ timeout: 15_000 }); // a cold server on a loaded machine
   await page.getByRole("button", { name: "Replay from here" }).click();
   const dialog = page.getByTestId("replay-dialog");
   await expect(dialog.getByTestId("replay-boundary")).toContainText("Native replay");
