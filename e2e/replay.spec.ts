@@ -5,6 +5,7 @@ import path from "node:path";
 import { randomUUID } from "node:crypto";
 import { expect, test, type Page } from "@playwright/test";
 import { hashContent, hashRequest, type ReplayBundle } from "../lib/bundle";
+import { finalAnswer } from "../lib/replay";
 import { createUser, seedBundle, signIn, type TestUser } from "./fixtures";
 
 /**
@@ -29,6 +30,12 @@ function recordOrchestrator(): ReplayBundle {
   return JSON.parse(readFileSync(out, "utf8")) as ReplayBundle;
 }
 
+/** The e2e server's evaluator (scripts/e2e-server.sh) on a final answer: "passed" | "failed" | "unknown". */
+function evaluate(task: string, final: string): string {
+  const r = spawnSync(process.execPath, ["scripts/hilltop-evaluator.mjs"], { cwd: ROOT, encoding: "utf8", env: { ...process.env, SYMTRACE_TASK: task, SYMTRACE_FINAL: JSON.stringify({ final }) } });
+  return r.status === 0 ? "passed" : r.status === 1 ? "failed" : "unknown";
+}
+
 let researcher: TestUser;
 let recorded: ReplayBundle;
 test.beforeAll(async () => {
@@ -38,7 +45,7 @@ test.beforeAll(async () => {
 
 async function startReplay(page: Page, bundleId: string, nodeId: string) {
   await page.goto(`/cases/${encodeURIComponent(bundleId)}?node=${nodeId}`);
-  await expect(page.locator(`[data-testid=node-detail][data-node-id="${nodeId}"]`)).toBeVisible();
+  await expect(page.locator(`[data-testid=node-detail][data-node-id="${nodeId}"]`)).toBeVisible({ timeout: 15_000 }); // a cold server on a loaded machine
   await page.getByRole("button", { name: "Replay from here" }).click();
   const dialog = page.getByTestId("replay-dialog");
   await expect(dialog.getByTestId("replay-boundary")).toContainText("Native replay");
@@ -72,6 +79,46 @@ test("replay from a middle node of a recorded reference-MAS run: progress, then 
   await expect(table.locator('tr[data-kind="intervention"]')).toHaveCount(1);
   expect(await table.locator('tr[data-kind="new"]').count()).toBeGreaterThan(0);
   await expect(page.locator('[data-mark="Δ"]').first()).toBeVisible();
+
+  // At the top: did the repair work? The recorded run carries no verdict, so the source outcome
+  // is the evaluator's on its final answer (€21.00, the per-person total: failed).
+  const srcFinal = finalAnswer(b)!.text;
+  expect(srcFinal).toContain("€21.00");
+  const outcome = page.getByTestId("replay-header").getByTestId("replay-outcome");
+  await expect(outcome.getByTestId("outcome-source")).toHaveText("failed");
+  await expect(outcome).toContainText("Source: evaluator on its final answer: node");
+  await expect(page.getByTestId("replay-header")).toContainText("native replay");
+  // Both final answers in full, byte for byte, as text.
+  const shownSrc = page.getByTestId("final-answer-source");
+  await expect(shownSrc).toBeVisible();
+  expect(await shownSrc.textContent()).toBe(srcFinal);
+  const repFinal = (await page.getByTestId("final-answer-replay").textContent()) ?? "";
+  expect(repFinal.length).toBeGreaterThan(20);
+  // The replay outcome is what the evaluator says about the replay's answer.
+  const expected = evaluate(b.task.prompt, repFinal);
+  await expect(outcome.getByTestId("outcome-replay")).toHaveText(expected);
+  await expect(outcome).toHaveAttribute("data-source", "failed");
+  await expect(outcome).toHaveAttribute("data-replay", expected);
+  // The live suffix aligned with the source suffix: row i = i-th node after the intervention.
+  const after = b.order.slice(b.order.indexOf(middle) + 1);
+  const suffix = page.getByTestId("replay-suffix");
+  const rows = suffix.locator("tbody tr");
+  expect(await rows.count()).toBeGreaterThanOrEqual(after.length);
+  await expect(rows.first().locator("td").nth(0)).toHaveText("1");
+  await expect(rows.first().locator("td").nth(1)).toContainText(after[0]);
+  const lastSourceRow = rows.nth(after.length - 1);
+  await expect(lastSourceRow.locator("td").nth(1)).toContainText(after.at(-1)!);
+  const srcNode = b.graph.nodes.find((n) => n.id === after[0])!;
+  await expect(rows.first().locator("td").nth(1)).toContainText(`${srcNode.type} ${srcNode.agent ?? "—"}`);
+  // The replay ended with a final answer: its side's last cell is a final_result node.
+  const replayCells = suffix.locator("tbody tr td:nth-child(3)");
+  const lastReplay = (await replayCells.allTextContents()).filter((t) => t !== "—").at(-1);
+  expect(lastReplay).toContain("final_result");
+  for (const r of await rows.all()) {
+    const marker = await r.getAttribute("data-marker");
+    if (marker === "source-only") await expect(r.locator("td").nth(2)).toHaveText("—");
+    if (marker === "replay-only") await expect(r.locator("td").nth(1)).toHaveText("—");
+  }
   await page.screenshot({ path: "e2e-artifacts/replay-result.png", fullPage: true });
 });
 

@@ -23,6 +23,9 @@ STACK_PID=$!
 trap 'kill $STACK_PID 2>/dev/null' EXIT
 export SYMTRACE_REPLAY_UPSTREAM="http://127.0.0.1:$LLM_PORT/v1"
 export SYMTRACE_REPLAY_TOOL_UPSTREAM="http://127.0.0.1:$TOOL_PORT"
+# The outcome of each completed replay (and of its source when the source records no verdict):
+# the reference evaluator of the reference MAS's task (unknown for any other task).
+export SYMTRACE_REPLAY_EVALUATOR="${SYMTRACE_REPLAY_EVALUATOR:-node $PWD/scripts/hilltop-evaluator.mjs}"
 case "$DATABASE_URL" in
   postgres*)
     export SYMTRACE_EMBEDDED_WORKER=0

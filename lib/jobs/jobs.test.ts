@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { syntheticBundle } from "../bundle";
 import { openDb, type Db, type DbHandle } from "../db/client";
-import { importCase } from "../db/cases";
+import { exportBundle, importCase } from "../db/cases";
 import { createReplayRuns, getRun, requestCancel, retryRun, markInterrupted, type ReplayRunView } from "../db/replay-runs";
 import { freshTestDb } from "../db/test-db";
 import { closeBoss, enqueueReplayRuns } from "./backends";
@@ -140,6 +140,33 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
       expect(r?.status).toBe(status);
       if (status === "diverged") expect(r?.divergence).toMatchObject({ reason: "content" });
       if (status === "failed") expect(r?.error?.message).toMatch(/fake/);
+    }
+  }, 30_000);
+
+  test("SYMTRACE_REPLAY_EVALUATOR: the replay's outcome, and the source's when it records no verdict (outcome.sourceEvaluation)", async () => {
+    const before = process.env.SYMTRACE_REPLAY_EVALUATOR;
+    // passes the replay (its bundle id has "~replay-"), fails the source: the two are evaluated apart
+    process.env.SYMTRACE_REPLAY_EVALUATOR = `node -e 'process.exit(JSON.parse(require("fs").readFileSync(process.env.SYMTRACE_BUNDLE,"utf8")).id.includes("~replay-") ? 0 : 1)'`;
+    try {
+      const plain = syntheticBundle({ id: "jobs-source-noverdict", turns: 2 });
+      delete (plain as { outcome?: unknown }).outcome;
+      const noVerdict = (await importCase(h.db, { bundle: plain })).caseId;
+      const { runs } = await createReplayRuns(h.db, { sourceCaseId: noVerdict, targetNodeId: plain.order[3], guidance: "g", count: 1, endpoint: ENDPOINT });
+      const w = new ReplayWorker({ db: h.db, workerId: "we", executor: fakeExecutor({ steps: 1, stepMs: 1 }), log: quiet });
+      expect(await w.runNext()).toBe(runs[0].id);
+      const r = await getRun(h.db, runs[0].id);
+      const out = (await exportBundle(h.db, { caseId: r!.resultCaseId! }))?.outcome as Record<string, unknown>;
+      expect(out).toMatchObject({ passed: true, evaluator: expect.stringContaining("node -e"), sourceEvaluation: { passed: false, evaluator: expect.stringContaining("node -e") } });
+      // a source with a recorded verdict is not re-evaluated
+      const [id2] = await queue(1);
+      expect(await w.runNext()).toBe(id2);
+      const r2 = await getRun(h.db, id2);
+      const out2 = (await exportBundle(h.db, { caseId: r2!.resultCaseId! }))?.outcome as Record<string, unknown>;
+      expect(out2.passed).toBe(true);
+      expect(out2).not.toHaveProperty("sourceEvaluation");
+    } finally {
+      if (before === undefined) delete process.env.SYMTRACE_REPLAY_EVALUATOR;
+      else process.env.SYMTRACE_REPLAY_EVALUATOR = before;
     }
   }, 30_000);
 

@@ -308,8 +308,12 @@ export class ReplayWorker {
       });
       // The outcome of the replayed run, when an evaluator command is configured.
       if (result.status === "completed") {
-        const outcome = await evaluateReplay(result.bundle, process.env.SYMTRACE_REPLAY_EVALUATOR);
-        if (outcome) result = { ...result, bundle: { ...result.bundle, outcome } };
+        const command = process.env.SYMTRACE_REPLAY_EVALUATOR;
+        const outcome = await evaluateReplay(result.bundle, command);
+        // The source's outcome for "source → replay": its recorded verdict when it has one,
+        // else the same evaluator on its final answer, kept beside the replay's (lib/replay/compare).
+        const sourceEvaluation = outcome && typeof spec.source.outcome?.passed !== "boolean" ? await evaluateReplay(spec.source, command) : null;
+        if (outcome) result = { ...result, bundle: { ...result.bundle, outcome: sourceEvaluation ? { ...outcome, sourceEvaluation } : outcome } };
       }
     } catch (e) {
       result = { status: "failed", error: errorText(e), verified: progress.verified };

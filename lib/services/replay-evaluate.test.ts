@@ -24,3 +24,17 @@ describe("evaluateReplay (SYMTRACE_REPLAY_EVALUATOR)", () => {
     expect(JSON.stringify(bad?.details)).toContain("exited with 7");
   });
 });
+
+describe("scripts/hilltop-evaluator.mjs (the e2e and demo evaluator)", () => {
+  const hilltop = (final: string) =>
+    buildBundle({ id: "h", task: { prompt: "What does entry to Hilltop Gardens cost for 2 adults and 3 children, and what are its Saturday opening hours?" }, config: {}, nodes: [{ id: "final_result_0000", type: "final_result", content: { final } }], edges: [] });
+  const cmd = "node scripts/hilltop-evaluator.mjs";
+  test("the per-person total (€21.00) fails, the family ticket (€16.00) with the hours passes; another task is unknown", async () => {
+    const fail = await evaluateReplay(hilltop("costs €21.00 in total; on Saturday it is open 09:00–18:00."), cmd);
+    expect(fail).toMatchObject({ passed: false, details: { missing: ["€16.00"] } });
+    expect((await evaluateReplay(hilltop("The family ticket, €16.00. Saturday 09:00–18:00."), cmd))?.passed).toBe(true);
+    const other = await evaluateReplay(bundle, cmd);
+    expect(other?.passed).toBeNull();
+    expect(JSON.stringify(other?.details)).toContain("exited with 2");
+  });
+});

@@ -5,18 +5,17 @@ import { caseHref } from "@/lib/case-links";
 import { exportBundle, getCaseGraph, getDb, getRun } from "@/lib/db";
 import { compactGraph } from "@/lib/layout";
 import { compareReplay } from "@/lib/services/replay-compare";
+import { alignSuffix, finalAnswer, resolveOutcomes, type SuffixAlignment } from "@/lib/replay";
 import { mayReplay } from "@/lib/services/replay-access";
 import { requireViewer } from "@/lib/session";
 import { Badge } from "@/components/ui/badge";
 import { ReplayGraph } from "@/components/replay/replay-graph";
 import { ReplayCompareTable } from "@/components/replay/replay-compare-table";
+import { ReplayFinalAnswers, ReplayOutcome } from "@/components/replay/replay-outcome";
+import { ReplaySuffixTable } from "@/components/replay/replay-suffix-table";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Replay" };
-
-function outcomeText(passed: boolean | null | undefined): string {
-  return passed === true ? "passed" : passed === false ? "failed" : "unknown";
-}
 
 interface Divergence {
   seq?: number;
@@ -29,7 +28,9 @@ interface Divergence {
 }
 
 /**
- * One replay run: status and progress; when completed, the replayed trajectory beside its
+ * One replay run. At the top, whether the repair worked: source outcome → replay outcome, the
+ * two final answers in full, and the live suffix aligned with the source suffix (lib/replay
+ * compare). Then status and progress; when completed, the replayed trajectory beside its
  * source (verified prefix ✓, intervention Δ, new live suffix) with node-by-node diffs; when
  * diverged, the first-divergence report shown on the source graph at the node where it happened.
  */
@@ -43,6 +44,16 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
   const result = run.resultCaseId ? await exportBundle(db, { caseId: run.resultCaseId }) : null;
   const rows = result ? compareReplay(source, result, run.boundaryNodeId) : [];
   const div = (run.divergence ?? null) as Divergence | null;
+  const outcomes = resolveOutcomes(source, result);
+  let alignment: SuffixAlignment | null = null;
+  let alignError: string | null = null;
+  if (result) {
+    try {
+      alignment = alignSuffix(source, result, run.boundaryNodeId ?? run.targetNodeId);
+    } catch (e) {
+      alignError = e instanceof Error ? e.message : String(e);
+    }
+  }
 
   let graphView: React.ReactNode = null;
   if (result && run.resultCaseId) {
@@ -70,6 +81,7 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
           </Badge>
           {run.mode === "transcript" ? <Badge tone="amber">transcript continuation (not a native replay)</Badge> : run.mode ? <Badge>native replay</Badge> : null}
         </div>
+        <ReplayOutcome source={outcomes.source} replay={outcomes.replay} />
         <p>
           Source <Link className="font-mono text-blue-700 underline" href={caseHref(run.sourceBundleId, run.targetNodeId)}>{run.sourceBundleId}</Link> from{" "}
           <span className="font-mono">{run.targetNodeId}</span>
@@ -91,12 +103,6 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
           {new Date(run.createdAt).toLocaleString()}
         </p>
         <p className="trace-text rounded bg-slate-50 p-2 font-mono text-xs">Δ {run.guidance || "(no guidance)"}</p>
-        {result ? (
-          <p data-testid="replay-outcome">
-            Outcome: source {outcomeText(source.outcome?.passed)} → replay {outcomeText(result.outcome?.passed)}
-            {result.outcome?.evaluator ? <span className="text-slate-500"> (evaluator: {String(result.outcome.evaluator)})</span> : <span className="text-slate-500"> (no evaluator configured: set SYMTRACE_REPLAY_EVALUATOR)</span>}
-          </p>
-        ) : null}
         {run.error ? <p className="text-red-700">{run.error.message}</p> : null}
         {div ? (
           <div className="rounded border border-red-200 bg-red-50 p-2 text-xs" data-testid="divergence-report">
@@ -117,6 +123,13 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
           </div>
         ) : null}
       </section>
+      {result ? <ReplayFinalAnswers source={finalAnswer(source)} replay={finalAnswer(result)} /> : null}
+      {alignment ? <ReplaySuffixTable alignment={alignment} /> : null}
+      {alignError ? (
+        <p role="alert" className="trace-text rounded border border-red-200 bg-red-50 p-2 text-xs text-red-800">
+          Cannot align the suffixes: {alignError}
+        </p>
+      ) : null}
       {graphView}
       {rows.length ? <ReplayCompareTable rows={rows} /> : null}
     </div>
