@@ -22,10 +22,29 @@ const judgeEnvSchema = z.object({
   SYMTRACE_JUDGE_CACHE_DIR: z.string().optional(),
 });
 
-/** Judge settings from the environment; `null` upstream/model when not configured. @throws Error naming a bad variable */
+/** A bad judge variable (`variable` names it). */
+export class JudgeSettingsError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "JudgeSettingsError";
+  }
+}
+
+/**
+ * Judge settings from the environment; `null` upstream/model when not configured (an empty
+ * variable counts as unset).
+ * @throws JudgeSettingsError naming a bad variable
+ */
 export function judgeSettings(source: NodeJS.ProcessEnv = process.env) {
-  const r = judgeEnvSchema.safeParse(source);
-  if (!r.success) throw new Error("bad environment: " + r.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "));
+  const set = Object.fromEntries(Object.keys(judgeEnvSchema.shape).map((k) => [k, source[k] === "" ? undefined : source[k]]));
+  const r = judgeEnvSchema.safeParse(set);
+  if (!r.success) {
+    const i = r.error.issues[0];
+    throw new JudgeSettingsError(String(i.path[0]), `bad environment: ${String(i.path[0])}: ${i.message}`);
+  }
   return {
     upstream: r.data.SYMTRACE_JUDGE_UPSTREAM ?? null,
     model: r.data.SYMTRACE_JUDGE_MODEL ?? null,
