@@ -119,4 +119,21 @@ describe("symtrace detect", () => {
       await srv.close();
     }
   }, 90_000);
+
+  test("--eval --dir: the report with the baselines; bad options exit 2; an empty database gives zero cases", async () => {
+    const [files, badSeed, empty] = await Promise.all([
+      cli(["detect", "--eval", "--dir", path.join(SHARED, "fixtures/bundles")]),
+      cli(["detect", "--eval", "--seed", "x"]),
+      cli(["detect", "--eval"]),
+    ]);
+    expect(files.code).toBe(0);
+    const m = files.json?.methods as Record<string, { exact: { n: number }; top3: { x: number; n: number; ci95: number[] } }>;
+    expect(Object.keys(m)).toEqual(["detector", "randomNode", "lastNode"]);
+    expect(m.detector.top3.x).toBe(4);
+    expect(m.detector.top3.ci95.length).toBe(2);
+    expect(files.json?.withCategoryReference).toBe(4);
+    expect(badSeed.code).toBe(2);
+    expect(empty.code).toBe(0);
+    expect([empty.json?.source, empty.json?.cases]).toEqual(["database", 0]);
+  }, 90_000);
 });

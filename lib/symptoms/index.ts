@@ -10,3 +10,5 @@ export type { RuleScan, TriggeredNode } from "./detect";
 export { buildJudgeRequest, detectWithJudge, parseJudgeReply, JudgeReplyError, REDACTED_KEYS, MAX_FIELD_CHARS } from "./judge";
 export type { JudgeRequest, SymptomJudge } from "./judge";
 export { CATEGORY_MEANING, CONTROL_GUIDANCE, JUDGE_SYSTEM_PROMPT, suspiciousNodeGuidance } from "./prompts";
+export { EVAL_SEED, evaluateDetections, rate, topByCf } from "./eval";
+export type { CategoryEval, EvalCase, EvalCaseResult, EvalReport, MethodEval, Rate } from "./eval";
