@@ -34,7 +34,7 @@ import {
 import { eta, scoreNode, THETA, TIER_CONFIDENCE } from "./scores";
 import type { Category, DetectionResult, Evidence, JudgeVerdict, NodeFeatures, NodeSymptoms, RuleHit } from "./types";
 import { CATEGORIES } from "./types";
-import { clip, firstMatch, isRec, stableJson, stringLeaves, type Leaf } from "./view";
+import { clip, firstMatch, isRec, leafText, stableJson, stringLeaves, type Leaf } from "./view";
 
 type Rec = Record<string, unknown>;
 
@@ -160,12 +160,9 @@ function withoutKeys(obj: Rec, drop: readonly string[]): Rec {
   return o;
 }
 
-function stripVolatile(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(stripVolatile);
-  if (!isRec(v)) return v;
-  const o: Rec = {};
-  for (const [k, x] of Object.entries(v)) if (!VOLATILE_KEYS.has(k)) o[k] = stripVolatile(x);
-  return o;
+/** JSON.stringify replacer dropping the keys that change between identical observations. */
+function dropVolatile(k: string, v: unknown): unknown {
+  return VOLATILE_KEYS.has(k) ? undefined : v;
 }
 
 /** The answer of a final-style node: `{ path, value }` (value: string or JSON), or null. */
@@ -215,10 +212,12 @@ function quoteOf(v: unknown): string {
   return clip(typeof v === "string" ? v : JSON.stringify(v) ?? String(v), 300);
 }
 
+const MAIN_KEYS = new Set(["text", "body", "response", "output", "content", "html"]);
+
 /** The main text of a node: its `text`/`body`/`response`/`output`/`content`/`html` string, else its only or longest string. */
 function mainText(leaves: Leaf[]): Leaf | null {
   if (!leaves.length) return null;
-  const named = leaves.find((l) => /\.(?:text|body|response|output|content|html)$/.test(l.path));
+  const named = leaves.find((l) => typeof l.key === "string" && MAIN_KEYS.has(l.key));
   if (named) return named;
   let best = leaves[0];
   for (const l of leaves) if (l.text.length > best.text.length) best = l;
@@ -232,6 +231,9 @@ const isTaskNode = (n: BundleNode): boolean => {
   const agent = (n.agent ?? "").toLowerCase();
   return role === "user" || role === "human" || agent === "user" || agent === "human";
 };
+
+const EMPTY_TEXT = leafText([]);
+const EMPTY_HITS: Map<string, Evidence[]> = new Map();
 
 interface Seen {
   pos: number;
@@ -311,16 +313,19 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
   let advanced = false;
 
   const triggered: TriggeredNode[] = [];
+  let hits: Map<string, Evidence[]> = EMPTY_HITS;
+  // one closure for the whole pass (not one per node)
+  const hit = (id: string, ev: Evidence[]) => {
+    if (hits === EMPTY_HITS) hits = new Map();
+    const cur = hits.get(id);
+    if (cur) {
+      if (cur.length < 3) cur.push(...ev.slice(0, 3 - cur.length));
+    } else hits.set(id, ev.slice(0, 3));
+  };
   for (let v = 0; v < n; v++) {
     const node = nodes[v];
     const type = node.type;
-    const hits = new Map<string, Evidence[]>();
-    const hit = (id: string, ev: Evidence[]) => {
-      const cur = hits.get(id);
-      if (cur) {
-        if (cur.length < 3) cur.push(...ev.slice(0, 3 - cur.length));
-      } else hits.set(id, ev.slice(0, 3));
-    };
+    hits = EMPTY_HITS;
     // incoming carried state
     let inErr = -1;
     let inOut = -1;
@@ -335,6 +340,7 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
     const cr = isRec(c) ? c : null;
     const task0 = isTaskNode(node);
     const leaves = task0 ? [] : stringLeaves(c, "$.content");
+    const lt = leaves.length ? leafText(leaves) : EMPTY_TEXT;
 
     // ---- C3: runtime-failure signal S(v) (F.6) ----
     const eNode = errorText(node.error);
@@ -359,24 +365,24 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
           }
         }
       }
-      const m = firstMatch(leaves, ERROR_TEXT_RE);
+      const m = firstMatch(lt, ERROR_TEXT_RE);
       if (m) {
         hit("C3.error-text", [{ path: m.path, quote: m.quote.trim() }]);
         isFailed = true;
       }
     }
     if (!task0 && type !== "tool_call") {
-      const m = firstMatch(leaves, INACCESSIBLE_RE);
+      const m = firstMatch(lt, INACCESSIBLE_RE);
       if (m) hit("C3.inaccessible-evidence", [m]);
     }
     // ---- C1: placeholder / skipped action (agent outputs) ----
     const agentOutput = type === "agent_action" || type === "llm_call" || type === "tool_call" || type === "final_result";
     if (agentOutput) {
-      const m = firstMatch(leaves, PLACEHOLDER_ENV_RE) ?? firstMatch(leaves, PLACEHOLDER_RE);
+      const m = firstMatch(lt, PLACEHOLDER_ENV_RE) ?? firstMatch(lt, PLACEHOLDER_RE);
       if (m) hit("C1.placeholder", [m]);
     }
     if (!task0 && (agentOutput || type === "message") && type !== "tool_call") {
-      const m = firstMatch(leaves, SKIPPED_RE);
+      const m = firstMatch(lt, SKIPPED_RE);
       if (m) hit("C1.skipped-action", [m]);
     }
 
@@ -450,7 +456,7 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
       let call: BundleNode | null = null;
       for (let j = indeg[v]; j < indeg[v + 1]; j++) if (predData[j] && nodes[pred[j]].type === "tool_call") call = nodes[pred[j]];
       const body = mainText(leaves);
-      const ctype = cr ? [cr.content_type, cr.contentType, isRec(cr.headers) ? (cr.headers as Rec)["content-type"] : undefined].find((x) => typeof x === "string") : undefined;
+      const ctype = !cr ? undefined : typeof cr.content_type === "string" ? cr.content_type : typeof cr.contentType === "string" ? cr.contentType : isRec(cr.headers) ? (cr.headers as Rec)["content-type"] : undefined;
       const htmlQuote = body && HTML_RE.test(body.text) ? { path: body.path, quote: clip(body.text.trimStart(), 40) } : typeof ctype === "string" && /text\/html/i.test(ctype) ? { path: "$.content.content_type", quote: ctype } : null;
       if (htmlQuote && call && isRec(call.content)) {
         const cc = call.content as Rec;
@@ -462,7 +468,7 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
         if (wantsJson) hit("C4.html-for-structured", [htmlQuote, { nodeId: call.id, path: "$.content", quote: quoteOf(callUrls[0]?.url ?? name) }]);
       }
       if (cr || typeof c === "string") {
-        const key = stableJson(stripVolatile(c));
+        const key = JSON.stringify(c, dropVolatile) ?? "";
         if (key.length >= 40) {
           const s = obsSeen.get(key);
           const first = body ?? { path: "$.content", text: key };
@@ -476,7 +482,7 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
     }
 
     // ---- final-style outputs ----
-    const finalStyle = !task0 && (type === "final_result" || ((type === "agent_action" || type === "llm_call") && leaves.some((l) => FINAL_RE.test(l.text))));
+    const finalStyle = !task0 && (type === "final_result" || ((type === "agent_action" || type === "llm_call") && FINAL_RE.test(lt.text)));
     if (finalStyle) {
       const ans = answerOf(node, leaves);
       const ansEv: Evidence = ans ? { path: ans.path, quote: quoteOf(ans.value) } : { path: "$.content", quote: quoteOf(c) };

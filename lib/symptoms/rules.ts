@@ -52,10 +52,10 @@ export const RULE_BY_ID: ReadonlyMap<string, RuleInfo> = new Map(RULES.map((r) =
 
 /** Environment placeholders as WebArena writes them (`__SHOPPING__`): upper case only, so Python dunders (`__init__`) stay quiet. */
 export const PLACEHOLDER_ENV_RE = /__[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)*__/;
-export const PLACEHOLDER_RE = /\[(?:insert|your|placeholder|add)\b[^\]\n]{0,40}\]|<(?:placeholder|insert\b[^>\n]{0,30}|your[_ ][^>\n]{1,30})>|\b(?:TODO|TBD|FIXME)\b|\bplaceholder\b|\blorem ipsum\b/i;
+export const PLACEHOLDER_RE = /\[(?:insert|your|placeholder|add)\b[^\]\n\u0000]{0,40}\]|<(?:placeholder|insert\b[^>\n\u0000]{0,30}|your[_ ][^>\n\u0000]{1,30})>|\b(?:TODO|TBD|FIXME)\b|\bplaceholder\b|\blorem ipsum\b/i;
 export const SKIPPED_RE = /\bI would (?:need to |have to |first )?(?:browse|navigate|visit|open|access|search|query|check|look up|run|execute|call)\b|\b(?:skip(?:ping|ped)?|omit(?:ting|ted)?) (?:this|the|that) (?:step|action|tool call|search|verification)\b|\bwithout (?:actually )?(?:browsing|accessing|running|executing|checking|visiting)\b|\b(?:hypothetical|simulated|mock|dummy|made[- ]up|fabricated|illustrative) (?:data|values?|results?|answers?|prices?|output)\b/i;
 export const FINAL_RE = /\bfinal answer\s*[:：]|\\boxed\{(?!\})/i;
-export const ERROR_TEXT_RE = /exitcode: [1-9]\d* \(execution failed\)|Traceback \(most recent call last\)|(?:^|\n)\s*[A-Za-z_.]*(?:Error|Exception)\b:|\btimed out\b|\bHTTP(?:\/\d(?:\.\d)?)? (?:4\d\d|5\d\d)\b|\b(?:404 Not Found|403 Forbidden|401 Unauthorized|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b/;
+export const ERROR_TEXT_RE = /exitcode: [1-9]\d* \(execution failed\)|Traceback \(most recent call last\)|(?:^|[\n\u0000])[ \t]*[A-Za-z_.]*(?:Error|Exception)\b:|\btimed out\b|\bHTTP(?:\/\d(?:\.\d)?)? (?:4\d\d|5\d\d)\b|\b(?:404 Not Found|403 Forbidden|401 Unauthorized|500 Internal Server Error|502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b/;
 export const INACCESSIBLE_RE = /\b(?:unable to|could not|couldn't|cannot|can't|can not|failed to) (?:access|open|load|retrieve|reach|fetch|download|connect to|view)\b|\baccess (?:is |was )?denied\b|\bnot (?:publicly )?accessible\b|\b(?:is|was|are|were) (?:behind|blocked by) a paywall\b|\bpaywalled\b|\bCAPTCHA\b/i;
 export const REQUEST_OPENING_RE = /^\s*(?:let me|I will|I'll|I need to|next,? I(?: will|'ll)?)\b/i;
 export const ACTION_VERBS = new Set(["browse", "click", "type", "goto", "go_to", "navigate", "visit", "search", "scroll", "open", "fetch", "go_back", "hover", "press", "select", "fill"]);
