@@ -130,7 +130,8 @@ function urlsOf(obj: Rec, base: string): Array<{ path: string; url: string }> {
   const out: Array<{ path: string; url: string }> = [];
   for (const k of URL_KEYS) if (typeof obj[k] === "string" && (obj[k] as string).trim()) out.push({ path: `${base}.${k}`, url: obj[k] as string });
   if (!out.length) {
-    for (const [k, v] of Object.entries(obj)) {
+    for (const k in obj) {
+      const v = obj[k];
       if (isRec(v)) for (const u of URL_KEYS) if (typeof v[u] === "string" && (v[u] as string).trim()) out.push({ path: `${base}.${k}.${u}`, url: v[u] as string });
     }
   }
@@ -142,8 +143,10 @@ function actionObject(node: BundleNode, leaves: Leaf[]): { obj: Rec; path: strin
   const c = node.content;
   if (isRec(c) && typeof c.action === "string") return { obj: c, path: "$.content", quotePath: "$.content.action", quote: c.action };
   for (const l of leaves) {
-    const t = l.text.trimStart();
-    if (t[0] !== "{" || t.length > 20_000 || !t.includes('"action"')) continue;
+    const t = l.text;
+    let i = 0;
+    while (i < t.length && (t.charCodeAt(i) === 32 || t.charCodeAt(i) === 10 || t.charCodeAt(i) === 9 || t.charCodeAt(i) === 13)) i++;
+    if (t.charCodeAt(i) !== 123 /* { */ || t.length > 20_000 || !t.includes('"action"')) continue;
     try {
       const v: unknown = JSON.parse(t);
       if (isRec(v) && typeof v.action === "string") return { obj: v, path: l.path, quotePath: l.path, quote: l.text };
@@ -231,6 +234,8 @@ const isTaskNode = (n: BundleNode): boolean => {
   const agent = (n.agent ?? "").toLowerCase();
   return role === "user" || role === "human" || agent === "user" || agent === "human";
 };
+
+const isFailedStatus = (s: string): boolean => FAILED_STATUSES.has(s) || FAILED_STATUSES.has(s.toLowerCase());
 
 const EMPTY_TEXT = leafText([]);
 const EMPTY_HITS: Map<string, Evidence[]> = new Map();
@@ -349,8 +354,8 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
       const eTool = contentError(cr);
       if (eTool) hit("C3.tool-error", [eTool]);
     }
-    if (typeof node.status === "string" && FAILED_STATUSES.has(node.status.toLowerCase())) hit("C3.failed-status", [{ path: "$.status", quote: node.status }]);
-    else if (type === "tool_result" && cr && typeof cr.status === "string" && FAILED_STATUSES.has(cr.status.toLowerCase())) hit("C3.failed-status", [{ path: "$.content.status", quote: cr.status }]);
+    if (typeof node.status === "string" && isFailedStatus(node.status)) hit("C3.failed-status", [{ path: "$.status", quote: node.status }]);
+    else if (type === "tool_result" && cr && typeof cr.status === "string" && isFailedStatus(cr.status)) hit("C3.failed-status", [{ path: "$.content.status", quote: cr.status }]);
     const runtimeFailure: 0 | 1 = hits.size > 0 ? 1 : 0;
     let isFailed = runtimeFailure === 1;
 
