@@ -245,3 +245,12 @@ describe("anchor (Algorithm 4)", () => {
     expect(d.anchor).toBe("llm_call_0001");
   });
 });
+
+describe("near misses from recorded runs", () => {
+  test("a final_result without an answer ({final: null}, as the recorder writes it) is not 'answered without tool evidence'", () => {
+    const b = trace([["task_0000", "message", { role: "user", text: "Look up the price on the site." }, { agent: "User" }], ["final_result", "final_result", { final: null }]], { startUrls: ["https://shop.test"] });
+    expect(firing(b, "C4.answer-without-tool-evidence")).toEqual([]);
+    const answered = trace([["task_0000", "message", { role: "user", text: "Look up the price on the site." }, { agent: "User" }], ["final_result", "final_result", { final: "12.50" }]], { startUrls: ["https://shop.test"] });
+    expect(firing(answered, "C4.answer-without-tool-evidence")).toEqual(["final_result"]);
+  });
+});

@@ -508,7 +508,7 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
       }
       if (inErr >= 0) hit("C3.unresolved-upstream-error", [ansEv, failEv[inErr]]);
       if (inOut >= 0 && failed[inOut]) hit("C4.completion-after-failure", [ansEv, failEv[inOut]]);
-      if (task.toolDependent && !inOk) hit("C4.answer-without-tool-evidence", [ansEv]);
+      if (task.toolDependent && !inOk && ans && ans.value !== "") hit("C4.answer-without-tool-evidence", [ansEv]);
       if (prevFinal && !advanced && !isDataPred(v, prevFinal.pos)) hit("C2.final-without-progress", [ansEv, { nodeId: prevFinal.id, path: prevFinal.path, quote: prevFinal.quote }]);
       prevFinal = { pos: v, id: node.id, path: ansEv.path, quote: ansEv.quote };
       advanced = false;

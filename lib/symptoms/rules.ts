@@ -42,7 +42,7 @@ export const RULES: readonly RuleInfo[] = [
   { id: "C4.view-source-url", category: "C4", tier: "structured", table10: T.c4browser, check: "a tool or browser action whose URL starts with `view-source:` (a browser automation cannot navigate there)" },
   { id: "C4.html-for-structured", category: "C4", tier: "structured", table10: T.c4html, check: "a tool_result whose body is an HTML document (<!doctype html / <html, or content-type text/html) while its tool_call asked for structured data (an API/JSON URL or tool, or format=json)" },
   { id: "C4.completion-after-failure", category: "C4", tier: "propagated", table10: T.c4after, check: "a final-style node whose latest upstream tool_result (over data/control edges) failed" },
-  { id: "C4.answer-without-tool-evidence", category: "C4", tier: "structured", table10: T.c4tool, check: "a final-style node of a tool-dependent task (start URLs, tool nodes in the trace, or a prompt that asks to browse/search/look up/use a site, wiki, map or API) with no successful tool_result upstream" },
+  { id: "C4.answer-without-tool-evidence", category: "C4", tier: "structured", table10: T.c4tool, check: "a final-style node with a non-empty answer, of a tool-dependent task (start URLs, tool nodes in the trace, or a prompt that asks to browse/search/look up/use a site, wiki, map or API) with no successful tool_result upstream" },
 ];
 
 /** Rule info by id. */
