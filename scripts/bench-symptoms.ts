@@ -46,8 +46,9 @@ export async function runSymptomsBench(): Promise<void> {
   for (const r of rows) {
     console.log(`  ${String(r.nodes).padStart(7)} nodes ${String(r.edges).padStart(7)} edges  ${r.ms.toFixed(1).padStart(8)} ms (cpu ${r.cpuMs.toFixed(0)} ms)  ${r.usPerNode.toFixed(2).padStart(6)} µs/node  (${r.triggered} triggered, ${r.eligible} eligible; bundle built in ${r.buildMs.toFixed(0)} ms, not timed)`);
   }
-  const goalMet = big ? big.ms < GOAL_MS : false;
-  console.log(`  goal < ${GOAL_MS} ms at ${big?.nodes} nodes: ${goalMet ? "met" : "NOT met"}; µs/node ratio ${big?.nodes}/${small?.nodes} = ${flat.toFixed(2)} (1.00 = perfectly flat)`);
+  // the goal is stated for 100,000 nodes: smaller runs (BENCH_SYMPTOMS_SIZES) do not judge it
+  const goalMet = big && big.nodes >= 100_000 ? big.ms < GOAL_MS : null;
+  console.log(`  goal < ${GOAL_MS} ms at 100,000 nodes: ${goalMet === null ? "not measured (largest size below 100,000)" : goalMet ? "met" : "NOT met"}; µs/node ratio ${big?.nodes}/${small?.nodes} = ${flat.toFixed(2)} (1.00 = perfectly flat)`);
   console.log(
     JSON.stringify({
       bench: "symptoms",
