@@ -4,7 +4,8 @@
  * scripts/bench.ts so the sizes are set before any part reads them; an explicitly set variable wins.
  *
  * Smoke sizes: 20 gold-sized bundles + a 201-node bundle (import), 1 browser run per case and the
- * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay).
+ * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay), 400- and
+ * 2,000-node traces (suspicious-node detection).
  */
 export const SMOKE = process.env.BENCH_SMOKE === "1";
 
@@ -16,6 +17,7 @@ if (SMOKE) {
     BENCH_DIST: ".next",
     BENCH_REPLAY_EVENTS: "2000",
     BENCH_REPLAY_CALLS: "30",
+    BENCH_SYMPTOMS_SIZES: "400,2000",
   };
   for (const [k, v] of Object.entries(defaults)) process.env[k] ??= v;
 }

@@ -18,7 +18,8 @@
  *
  * BENCH_SMOKE=1 runs every part at a small size (scripts/bench-smoke.ts; `npm test` does this).
  *
- * Then the inspector benchmark (scripts/bench-inspector.ts: a 4,001-node case in headless Chromium,
+ * Then the suspicious-node detection benchmark (scripts/bench-symptoms.ts: rules-only detection on
+ * 4k/20k/100k-node traces, goal < 1 s at 100k; BENCH_SYMPTOMS=0 skips it), and the inspector benchmark (scripts/bench-inspector.ts: a 4,001-node case in headless Chromium,
  * its own temp db and production build); BENCH_INSPECTOR=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
@@ -34,6 +35,7 @@ import { migrate } from "../lib/db/migrate";
 import { runInspectorBench } from "./bench-inspector";
 import { runAgreementBench } from "./bench-agreement";
 import { runReplayBench } from "./bench-replay";
+import { runSymptomsBench } from "./bench-symptoms";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -159,6 +161,7 @@ async function main() {
 
 main()
   .then(() => (process.env.BENCH_AGREEMENT === "0" ? undefined : runAgreementBench()))
+  .then(() => (process.env.BENCH_SYMPTOMS === "0" ? undefined : runSymptomsBench()))
   .then(() => (process.env.BENCH_REPLAY === "0" ? undefined : runReplayBench()))
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
   .catch((e) => {
