@@ -122,3 +122,15 @@ describe("quoteFromSegments (selection → quote)", () => {
     expect(quoteFromSegments([seg("v", "a   b", 1, 4)]).ok).toBe(false);
   });
 });
+
+describe("rule and highlight agree", () => {
+  test.each([
+    ["a base letter of a decomposed accent is not a match (NFC)", "Cafe\u0301", "Cafe", false],
+    ["tabs and NBSP runs", "a\t\u00a0 b c", "a b", true],
+    ["CR alone", "one\rtwo", "one two", true],
+    ["astral characters", "🙂 ok 🙂", "ok 🙂", true],
+  ])("%s", (_n, value, quote, expected) => {
+    expect(quoteOccursIn({ v: value }, quote)).toBe(expected);
+    expect(findQuoteRanges(value, [quote]).length > 0).toBe(expected);
+  });
+});

@@ -57,7 +57,7 @@ export function quoteOccursIn(content: unknown, quote: string): boolean {
   const q = normalizeQuoteText(quote);
   if (!q) return false;
   for (const t of textLeaves(content)) {
-    if (t.includes(quote) || normalizeQuoteText(t).includes(q)) return true;
+    if (normalizeQuoteText(t).includes(q)) return true;
   }
   return false;
 }
@@ -145,7 +145,8 @@ function normalizeWithMap(raw: string): { norm: string; start: number[]; end: nu
   const end: number[] = [];
   let norm = "";
   const chunks: Array<[string, number]> = [];
-  if (MAY_CHANGE_UNDER_NFC.test(raw)) {
+  const nfc = MAY_CHANGE_UNDER_NFC.test(raw);
+  if (nfc) {
     for (const g of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(raw)) chunks.push([g.segment, g.index]);
   } else {
     for (let i = 0; i < raw.length; i++) chunks.push([raw[i]!, i]);
@@ -166,7 +167,7 @@ function normalizeWithMap(raw: string): { norm: string; start: number[]; end: nu
       continue;
     }
     inWs = false;
-    const n = seg.normalize("NFC").replace(NBSP, " ");
+    const n = nfc ? seg.normalize("NFC") : seg;
     for (let k = 0; k < n.length; k++) {
       norm += n[k];
       start.push(at);
