@@ -204,7 +204,7 @@ describe("symtrace annotations import", () => {
     expect(failed[0].errors.find((e) => e.path.endsWith("initial[0].primary"))?.message).toMatch(/must be one of the chosen categories/);
     expect(failed[0].errors.find((e) => e.path.endsWith("initial[1].nodeId"))?.message).toMatch(/"no_such_node" is not in this case's graph/);
     expect(failed[0].errors.find((e) => e.path.endsWith("initial[2].nodeType"))?.message).toMatch(/does not match the graph/);
-    expect(failed[0].errors.find((e) => e.path.endsWith("evidence[0].quote"))?.message).toMatch(/does not occur in node "tool_result_0000"/);
+    expect(failed[0].errors.find((e) => e.path.endsWith("evidence[0].quote"))?.message).toMatch(/not found in node "tool_result_0000"/);
     // missing confidence/rationale are never reported for imports
     expect(paths.some((p) => /confidence|rationale/.test(p))).toBe(false);
     await withDb(db, async (d) => {

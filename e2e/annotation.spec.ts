@@ -28,6 +28,34 @@ async function selectTextInContent(page: Page, text: string) {
   }, text);
 }
 
+/**
+ * Select from the text node that equals `fromExact` (e.g. a key name, which is its own text node)
+ * to the end of `toText` in a later text node, like a mouse drag across key and value.
+ */
+async function selectAcross(page: Page, fromExact: string, toText: string) {
+  await page.evaluate(
+    ([from, to]) => {
+      const root = document.querySelector("[data-testid=node-content]")!;
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      let start: Text | null = null;
+      for (let n = walker.nextNode() as Text | null; n; n = walker.nextNode() as Text | null) {
+        if (!start && n.data === from) start = n;
+        else if (start && n.data.includes(to)) {
+          const r = document.createRange();
+          r.setStart(start, 0);
+          r.setEnd(n, n.data.indexOf(to) + to.length);
+          const sel = window.getSelection()!;
+          sel.removeAllRanges();
+          sel.addRange(r);
+          return;
+        }
+      }
+      throw new Error(`no selection from "${from}" to "${to}" in node content`);
+    },
+    [fromExact, toText] as const,
+  );
+}
+
 interface Plan {
   categories: string[];
   primary: string;
@@ -151,6 +179,66 @@ test("three annotators annotate the same gold case blind, the adjudicator finali
   await expect(page.getByTestId("annotations-view")).toContainText("Final: C2 at tool_result_0002");
   await expect(page.getByTestId("annotations-view").getByTestId("annotation-summary")).toHaveCount(4);
   await page.screenshot({ path: "e2e-artifacts/finalized-case.png" });
+});
+
+test("evidence quotes: only value text is quoted, checked at once with the submit rule, marked in the content, duplicates refused, then submit succeeds", async ({ page }) => {
+  test.setTimeout(120_000);
+  page.on("dialog", (d) => void d.accept());
+  const b = await seedBundle(goldCopy("gold-c2"));
+  const [a1, a2, a3] = await Promise.all([createUser(["annotator"]), createUser(["annotator"]), createUser(["annotator"])]);
+  await assign(b.id, [a1, a2, a3]);
+  await signIn(page, a1);
+  await page.goto(`/cases/${encodeURIComponent(b.id)}`);
+  await row(page, "tool_result_0002").click();
+  await page.getByRole("tab", { name: "Node" }).click();
+  const detail = page.locator('[data-testid=node-detail][data-node-id="tool_result_0002"]');
+  await expect(detail).toBeVisible();
+  await expect(page.getByTestId("quote-rule-help")).toContainText("CRLF counts as LF");
+  await expect(page.getByTestId("quote-rule-help")).toContainText("NFC");
+  const quoteBtn = page.getByRole("button", { name: "Quote selection as evidence" });
+  const msg = page.getByTestId("quote-message");
+  const content = page.getByTestId("node-content");
+
+  // 1. a drag from the key "text" into its value: only the value text is quoted (no key, colon or quote mark)
+  await selectAcross(page, "text", "Stephen King");
+  await quoteBtn.click();
+  await expect(msg).toHaveText("Quoted 12 characters of $.text as evidence.");
+  await expect(content.locator("[data-evidence-quote]")).toHaveText(["Stephen King"]);
+
+  // 2. a selection over several values (keys and punctuation between them) is refused, not stored
+  await selectAcross(page, "status", "Stephen");
+  await quoteBtn.click();
+  await expect(msg).toContainText("Not quoted: the selection covers 4 values ($.status, $.http_status, $.content_length, …)");
+  await expect(msg).toHaveAttribute("data-ok", "false");
+
+  // 3. a selection inside a value: quoted exactly and marked in the content
+  await selectTextInContent(page, "born in Portland");
+  await quoteBtn.click();
+  await expect(msg).toHaveText("Quoted 16 characters of $.text as evidence.");
+  await expect(content.locator("[data-evidence-quote]")).toHaveText(["Stephen King", "born in Portland"]);
+  await expect(content.locator("[data-evidence-quote]").first()).toBeVisible();
+
+  // 4. the same quote again on the same node is refused with a message
+  await selectTextInContent(page, "Stephen King");
+  await quoteBtn.click();
+  await expect(msg).toContainText('Not quoted: evidence 1 already quotes "Stephen King" from node "tool_result_0002"');
+
+  // 5. the form holds exactly the two value quotes, and the annotation submits
+  await page.getByRole("tab", { name: "Annotate" }).click();
+  const panel = page.getByTestId("annotate-panel");
+  await expect(panel.getByTestId("evidence-list").locator("q")).toHaveText(["Stephen King", "born in Portland"]);
+  await panel.getByRole("checkbox", { name: /^C2 / }).check();
+  await panel.getByRole("radio", { name: "C2", exact: true }).check();
+  await row(page, "tool_result_0002").click();
+  await panel.getByRole("button", { name: "Use selected node (tool_result_0002)" }).click();
+  await panel.getByRole("radio", { name: /^high / }).check();
+  await panel.getByLabel("Rationale").fill("Repeats the same page; the quotes show the fact was already found.");
+  await expect(panel.getByTestId("save-status")).toContainText("saved", { timeout: 10_000 });
+  await panel.getByRole("button", { name: "Submit annotation" }).click();
+  await expect(page.getByText("submitted · locked")).toBeVisible({ timeout: 10_000 });
+  // the submitted evidence is still marked in the node content
+  await page.getByRole("tab", { name: "Node" }).click();
+  await expect(page.getByTestId("node-content").locator("[data-evidence-quote]")).toHaveText(["Stephen King", "born in Portland"]);
 });
 
 test("a submit with problems is refused with field-level messages in the form", async ({ page }) => {

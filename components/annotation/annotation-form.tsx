@@ -132,7 +132,9 @@ export function AnnotationForm({
       </label>
       <div>
         <p className="font-semibold">Evidence</p>
-        <p className="text-xs text-slate-500">Select text in a node&apos;s content (Node tab) and press &ldquo;Quote selection as evidence&rdquo;.</p>
+        <p className="text-xs text-slate-500">
+          Select text inside a value of a node&apos;s content (Node tab) and press &ldquo;Quote selection as evidence&rdquo;; only value text is quoted, checked at once with the rule shown beside the button, and marked in the content.
+        </p>
         <ul className="mt-1 flex flex-col gap-1" data-testid="evidence-list">
           {value.evidence.map((e, i) => (
             <li key={i} className="rounded border border-slate-200 p-1.5 text-xs">

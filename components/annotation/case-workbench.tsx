@@ -106,6 +106,7 @@ export function CaseWorkbench({
       sideTabs={tabs}
       marks={marks}
       onQuote={canQuote ? onQuote : undefined}
+      evidence={fields.evidence}
       onReplay={canReplay ? setReplayNode : undefined}
       defaultTab={mode === "annotate" ? "annotate" : mode === "adjudicate" ? "adjudicate" : "node"}
     />

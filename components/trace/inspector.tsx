@@ -29,6 +29,7 @@ export function Inspector({
   sideTabs = [],
   marks,
   onQuote,
+  evidence,
   onReplay,
   defaultTab = "node",
 }: {
@@ -42,6 +43,8 @@ export function Inspector({
   marks?: Map<string, string[]>;
   /** When set, the node panel offers "Quote selection as evidence". */
   onQuote?: (nodeId: string, quote: string) => void;
+  /** The annotation's evidence quotes: marked in the node content, duplicates refused when quoting. */
+  evidence?: Array<{ nodeId: string; quote: string }>;
   /** When set, the node panel offers "Replay from here". */
   onReplay?: (nodeId: string) => void;
   /** The side tab open at first ("node" unless given). */
@@ -295,7 +298,7 @@ export function Inspector({
           <div className="min-h-0 flex-1 overflow-auto">
             {tab === "node" || !sideTabs.some((t) => t.id === tab) ? (
               selectedId ? (
-                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} onReplay={onReplay} highlight={activeMatches.length ? query : undefined} />
+                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} evidence={evidence} onReplay={onReplay} highlight={activeMatches.length ? query : undefined} />
               ) : (
                 <p className="p-4 text-sm text-slate-500">Select a node.</p>
               )

@@ -1,20 +1,25 @@
 "use client";
 
-import { useEffect, useState } from "react";
+import { useEffect, useMemo, useRef, useState } from "react";
 import { Badge, NODE_TYPE_TONE } from "@/components/ui/badge";
 import type { NodeDetailView } from "./node-types";
 import { JsonTree } from "./json-tree";
+import { QuoteControl } from "./quote-control";
 
 /** Payloads larger than this (characters of JSON) open fully collapsed. */
 const LARGE = 100_000;
 
 type State = { status: "loading" } | { status: "error"; message: string } | { status: "ok"; node: NodeDetailView; size: number };
 
+const NO_EVIDENCE: Array<{ nodeId: string; quote: string }> = [];
+
 const cache = new Map<string, { node: NodeDetailView; size: number }>();
 
 /**
  * The selected node in full: content as a foldable tree, hash check, error, boundary records,
- * parents and children (click to walk). Loads the node on demand from the API.
+ * parents and children (click to walk). Loads the node on demand from the API. With `onQuote`, offers
+ * "Quote selection as evidence" (QuoteControl); the annotation's `evidence` quotes of this node are
+ * marked in the content (`[data-evidence-quote]`).
  */
 export function NodePanel({
   caseKey,
@@ -23,15 +28,20 @@ export function NodePanel({
   onQuote,
   onReplay,
   highlight,
+  evidence = NO_EVIDENCE,
 }: {
   highlight?: string;
+  /** The annotation's evidence so far (all nodes): this node's quotes are highlighted; duplicates are refused. */
+  evidence?: Array<{ nodeId: string; quote: string }>;
   caseKey: string;
   nodeId: string;
   onSelect: (id: string) => void;
   onQuote?: (nodeId: string, quote: string) => void;
   onReplay?: (nodeId: string) => void;
 }) {
-  const [quoteMsg, setQuoteMsg] = useState<string | null>(null);
+  const contentRef = useRef<HTMLDivElement>(null);
+  const quotesKey = JSON.stringify(evidence.filter((e) => e.nodeId === nodeId).map((e) => e.quote));
+  const quotes = useMemo(() => JSON.parse(quotesKey) as string[], [quotesKey]);
   const url = `/api/cases/${caseKey}/nodes/${encodeURIComponent(nodeId)}`;
   const [fetched, setFetched] = useState<{ url: string; state: State } | null>(null);
   const hit = cache.get(url);
@@ -85,33 +95,10 @@ export function NodePanel({
           <JsonTree value={node.error} expandDepth={2} label="error" />
         </Section>
       ) : null}
-      {onQuote ? (
-        <div className="flex items-center gap-2 text-xs">
-          <button
-            type="button"
-            className="rounded border border-indigo-300 bg-indigo-50 px-2 py-1 font-medium text-indigo-800 hover:bg-indigo-100"
-            onMouseDown={(e) => e.preventDefault() /* keep the text selection */}
-            onClick={() => {
-              const sel = window.getSelection();
-              const text = sel?.toString().trim() ?? "";
-              const box = document.querySelector(`[data-testid=node-detail][data-node-id="${CSS.escape(node.nodeId)}"]`);
-              const inside = !!sel && sel.rangeCount > 0 && !!box && box.contains(sel.getRangeAt(0).commonAncestorContainer);
-              if (!text || !inside) {
-                setQuoteMsg("Select text in this node's content first.");
-                return;
-              }
-              onQuote(node.nodeId, text.replace(/^"+|"+$/g, ""));
-              setQuoteMsg(`Quoted ${text.length} characters as evidence.`);
-            }}
-          >
-            Quote selection as evidence
-          </button>
-          {quoteMsg ? <span className="text-slate-600" role="status">{quoteMsg}</span> : null}
-        </div>
-      ) : null}
+      {onQuote ? <QuoteControl key={node.nodeId} nodeId={node.nodeId} content={node.content} evidence={evidence} contentRoot={() => contentRef.current} onQuote={onQuote} /> : null}
       <Section title="Content">
-        <div data-testid="node-content">
-          <JsonTree value={node.content} expandDepth={depth} label="content" highlight={highlight} />
+        <div data-testid="node-content" ref={contentRef}>
+          <JsonTree value={node.content} expandDepth={depth} label="content" highlight={highlight} quotes={quotes} />
         </div>
       </Section>
       {node.records.map((r) => (

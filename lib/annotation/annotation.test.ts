@@ -18,6 +18,8 @@ describe("validateForSubmit (annotation-protocol.md, One annotation)", () => {
     ["no rationale", { rationale: "  " }, ["rationale"]],
     ["quote not in the node", { evidence: [{ nodeId: "n1", quote: "Bangor" }] }, ["evidence[0].quote"]],
     ["evidence node not in the graph", { evidence: [{ nodeId: "zz", quote: "x" }] }, ["evidence[0].nodeId"]],
+    ["a quote with the key name", { evidence: [{ nodeId: "n1", quote: 'text: "Stephen King' }] }, ["evidence[0].quote"]],
+    ["the same quote twice on a node", { evidence: [{ nodeId: "n1", quote: "born in Portland" }, { nodeId: "n1", quote: "born  in\u00a0Portland" }] }, ["evidence[1].quote"]],
   ] as const)("%s", (_n, patch, fields) => {
     const errs = validateForSubmit({ ...ok, ...(patch as Partial<AnnotationFields>) }, graph);
     expect(errs.map((e) => e.field)).toEqual(fields);
@@ -35,6 +37,8 @@ describe("quoteOccursIn", () => {
     ["Stephen King was born", true],
     ["200", true],
     ["Portland, Oregon", false],
+    ["Portland,\u00a0Maine", true], // NBSP = space
+    ["Stephen King was born\r\n in", true], // CRLF = LF = a space
     ["   ", false],
   ])("%s -> %s", (q, expected) => expect(quoteOccursIn(graph.nodeContent("n1"), q)).toBe(expected));
 });

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { CATEGORIES, CONFIDENCE } from "./protocol";
+import { duplicateOf, quoteExcerpt, quoteOccursIn } from "./evidence";
 
 /** The editable fields of an annotation (a draft may leave any empty). */
 export const annotationFieldsSchema = z.object({
@@ -43,33 +44,13 @@ export interface GraphLookup {
   nodeContent(nodeId: string): unknown;
 }
 
-/** Every string (and number, as text) inside a JSON value. */
-export function textLeaves(v: unknown, out: string[] = []): string[] {
-  if (typeof v === "string") out.push(v);
-  else if (typeof v === "number" || typeof v === "boolean") out.push(String(v));
-  else if (Array.isArray(v)) for (const x of v) textLeaves(x, out);
-  else if (v && typeof v === "object") for (const x of Object.values(v)) textLeaves(x, out);
-  return out;
-}
-
-const squash = (s: string) => s.replace(/\s+/g, " ").trim();
-
-/**
- * Does `quote` occur in the node's content? Compared per text field with runs of whitespace
- * folded to one space (a quote selected in the browser loses line breaks).
- */
-export function quoteOccursIn(content: unknown, quote: string): boolean {
-  const q = squash(quote);
-  if (!q) return false;
-  return textLeaves(content).some((t) => t.includes(quote) || squash(t).includes(q));
-}
-
 /**
  * Check an annotation for submission.
  * @returns [] when it may be submitted, else one FieldError per problem:
  *   categories empty; primary missing or not in categories; node missing or not in the graph;
  *   node type not the graph node's type; confidence missing; rationale empty; an evidence node
- *   not in the graph or a quote not found in that node's content.
+ *   not in the graph, a quote not found in that node's content (quoteOccursIn, evidence.ts), or
+ *   a quote repeating an earlier one of the same node.
  */
 export function validateForSubmit(f: AnnotationFields, g: GraphLookup): FieldError[] {
   const errors: FieldError[] = [];
@@ -89,7 +70,14 @@ export function validateForSubmit(f: AnnotationFields, g: GraphLookup): FieldErr
   f.evidence.forEach((e, i) => {
     if (g.nodeType(e.nodeId) === undefined) errors.push({ field: `evidence[${i}].nodeId`, message: `Evidence node "${e.nodeId}" is not in this case's graph.` });
     else if (!quoteOccursIn(g.nodeContent(e.nodeId), e.quote))
-      errors.push({ field: `evidence[${i}].quote`, message: `The quote does not occur in node "${e.nodeId}".` });
+      errors.push({
+        field: `evidence[${i}].quote`,
+        message: `Quote not found in node "${e.nodeId}": ${quoteExcerpt(e.quote)} (a quote must be text from one value of the node's content; line breaks, no-break spaces, whitespace runs and Unicode composition are compared as the help next to the quote button says).`,
+      });
+    else {
+      const j = duplicateOf(f.evidence, i);
+      if (j >= 0) errors.push({ field: `evidence[${i}].quote`, message: `Evidence ${i + 1} repeats evidence ${j + 1} (same node "${e.nodeId}", same quote ${quoteExcerpt(e.quote)}): remove one.` });
+    }
   });
   return errors;
 }
