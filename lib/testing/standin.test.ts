@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import OpenAI from "openai";
 import { DEMO_TASK, respond } from "../../mas/scripted-policy";
+import { readEnv, replaySettings } from "../env";
 import type { ChatRequest } from "./scripted-openai";
 import { demoReplayEnv, STANDIN_MODEL, STANDIN_PREFIX, standinRespond, startStandinStack, type StandinStack } from "./standin";
 
@@ -120,6 +121,15 @@ describe("demoReplayEnv (the demo starter's replay settings)", () => {
       SYMTRACE_REPLAY_TOOL_UPSTREAM: "http://127.0.0.1:3102",
       SYMTRACE_REPLAY_EVALUATOR: "node '/home/a b/symtrace/scripts/hilltop-evaluator.mjs'",
     });
+  });
+});
+
+describe("replaySettings().scripted (the label the app records on runs)", () => {
+  it("is true only for the starter's scripted upstream", () => {
+    const standin = demoReplayEnv({}, { llmPort: 3101, toolPort: 3102, root: "/r" }).set;
+    expect(replaySettings(readEnv(standin))).toEqual({ upstream: "http://127.0.0.1:3101/v1", model: "scripted-model", toolUpstream: "http://127.0.0.1:3102", scripted: true });
+    expect(replaySettings(readEnv({ SYMTRACE_REPLAY_SCRIPTED: "1" })).scripted).toBe(false);
+    expect(replaySettings(readEnv({ SYMTRACE_REPLAY_UPSTREAM: "https://api.example.com/v1" })).scripted).toBe(false);
   });
 });
 
