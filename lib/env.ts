@@ -15,6 +15,11 @@ const envSchema = z.object({
   SYMTRACE_REPLAY_MODEL: z.string().optional(),
   /** The real tool server live tool calls of a replay go to. */
   SYMTRACE_REPLAY_TOOL_UPSTREAM: z.string().url().optional(),
+  /**
+   * "1" when SYMTRACE_REPLAY_UPSTREAM is the scripted stand-in model (set by the demo starter,
+   * scripts/replay-stack.ts): runs record `scripted: true` and the UI labels their results.
+   */
+  SYMTRACE_REPLAY_SCRIPTED: z.enum(["0", "1"], "SYMTRACE_REPLAY_SCRIPTED must be 0 or 1").optional(),
   /** Registered runners of native replay: a JSON file `{ "runners": [...] }` (lib/services/runners.ts). */
   SYMTRACE_RUNNERS_FILE: z.string().min(1).optional(),
   /** "0" turns off the built-in runners of the reference MAS in mas/ (default on). */
@@ -23,12 +28,17 @@ const envSchema = z.object({
   SYMTRACE_IMPORT_MAX_BYTES: z.coerce.number().int("SYMTRACE_IMPORT_MAX_BYTES must be a whole number of bytes").positive().optional(),
 });
 
-/** The live endpoint settings of replays (null when not configured: replays verify the prefix only). */
+/**
+ * The live endpoint settings of replays (null when not configured: replays verify the prefix
+ * only): `{ upstream, model, toolUpstream, scripted }`; `scripted` is true when the upstream is
+ * the scripted stand-in model (SYMTRACE_REPLAY_SCRIPTED=1 with an upstream set).
+ */
 export function replaySettings(env: Env = readEnv()) {
   return {
     upstream: env.SYMTRACE_REPLAY_UPSTREAM ?? null,
     model: env.SYMTRACE_REPLAY_MODEL ?? null,
     toolUpstream: env.SYMTRACE_REPLAY_TOOL_UPSTREAM ?? null,
+    scripted: env.SYMTRACE_REPLAY_SCRIPTED === "1" && !!env.SYMTRACE_REPLAY_UPSTREAM,
   };
 }
 

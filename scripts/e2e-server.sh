@@ -14,15 +14,12 @@ case "$DATABASE_URL" in
     ;;
 esac
 npm run -s db:seed >/dev/null
-# "Replay from here" goes to a local scripted model and the reference tool server (test support:
-# scripted answers, no real model), started beside the app and stopped with it.
+# "Replay from here" goes to the scripted stand-in model and the reference tool server (test
+# support: scripted answers, no real model), started beside the app and stopped with it by the
+# same starter as `npm run demo` (scripts/replay-stack.ts; it sets SYMTRACE_REPLAY_UPSTREAM,
+# _MODEL, _SCRIPTED, _TOOL_UPSTREAM and _EVALUATOR unless already set).
 LLM_PORT=${E2E_LLM_PORT:-3291}
 TOOL_PORT=${E2E_TOOL_PORT:-3292}
-node --import tsx scripts/replay-stack.ts "$LLM_PORT" "$TOOL_PORT" >/dev/null &
-STACK_PID=$!
-trap 'kill $STACK_PID 2>/dev/null' EXIT
-export SYMTRACE_REPLAY_UPSTREAM="http://127.0.0.1:$LLM_PORT/v1"
-export SYMTRACE_REPLAY_TOOL_UPSTREAM="http://127.0.0.1:$TOOL_PORT"
 # The outcome of each completed replay (and of its source when the source records no verdict):
 # the reference evaluator of the reference MAS's task (unknown for any other task).
 export SYMTRACE_REPLAY_EVALUATOR="${SYMTRACE_REPLAY_EVALUATOR:-node $PWD/scripts/hilltop-evaluator.mjs}"
@@ -33,10 +30,10 @@ case "$DATABASE_URL" in
     W1=$!
     node --disable-warning=ExperimentalWarning --experimental-wasm-modules --import tsx scripts/worker.ts 2>>"${E2E_WORKER_LOG:-/dev/null}" &
     W2=$!
-    trap 'kill $STACK_PID $W1 $W2 2>/dev/null' EXIT
+    trap 'kill $W1 $W2 2>/dev/null' EXIT
     ;;
 esac
 # The tests sign in many users from one address: no per-IP sign-in rate limit here.
 export SYMTRACE_AUTH_RATE_LIMIT=0
 export BETTER_AUTH_URL="${BETTER_AUTH_URL:-http://127.0.0.1:$1}"
-npx next start -p "$1" -H 127.0.0.1
+node --import tsx scripts/replay-stack.ts "$LLM_PORT" "$TOOL_PORT" -- npx next start -p "$1" -H 127.0.0.1

@@ -1,42 +1,67 @@
 /**
- * A local stand-in for a live model and tool server, for the e2e tests and for trying "replay
- * from here" without any external endpoint: the scripted OpenAI-compatible server driven by
- * mas/scripted-policy.ts, and the deterministic tool server of the reference MAS.
+ * The replay stand-in of the demo and the e2e server (one starter for both): the scripted
+ * OpenAI-compatible stand-in model (answers any chat: the reference MAS's scripted policy, else a
+ * labelled generic answer; lib/testing/standin.ts) and the reference MAS's tool server.
  *
  *   node --import tsx scripts/replay-stack.ts <llmPort> <toolPort>
+ *       start both, print `OPENAI_BASE_URL=...` and `SYMTRACE_TOOL_URL=...`, run until killed;
+ *   node --import tsx scripts/replay-stack.ts <llmPort> <toolPort> -- <command...>
+ *       add the replay settings the user did not set (demoReplayEnv: SYMTRACE_REPLAY_UPSTREAM,
+ *       SYMTRACE_REPLAY_MODEL, SYMTRACE_REPLAY_SCRIPTED, SYMTRACE_REPLAY_TOOL_UPSTREAM,
+ *       SYMTRACE_REPLAY_EVALUATOR), start only the parts they need, run <command> (the app) with
+ *       them, pass SIGINT/SIGTERM on, and stop the stand-in when the command ends (its exit code).
  *
- * Prints `OPENAI_BASE_URL=...` and `SYMTRACE_TOOL_URL=...` once both listen; runs until killed.
- * Test support: every answer is scripted, no model is involved.
+ * Test support and demo: every answer is scripted, no model is involved.
  */
-import http from "node:http";
-import { startScriptedOpenAI } from "../lib/testing/scripted-openai";
-import { respond } from "../mas/scripted-policy";
-import { startToolServer } from "../mas/tools/server";
+import { spawn } from "node:child_process";
+import path from "node:path";
+import { demoReplayEnv, startStandinStack } from "../lib/testing/standin";
+
+function port(arg: string | undefined, what: string): number {
+  const n = Number(arg ?? 0);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${what} must be a TCP port (0–65535); got "${arg}"`);
+  return n;
+}
 
 async function main() {
-  const llmPort = Number(process.argv[2] ?? 0);
-  const toolPort = Number(process.argv[3] ?? 0);
-  const llm = await startScriptedOpenAI({ respond });
-  const tools = await startToolServer({ port: toolPort || undefined });
-  // expose the scripted server on a fixed port too (it binds an ephemeral one)
-  let llmUrl = llm.url;
-  if (llmPort) {
-    const target = new URL(llm.url);
-    const fwd = http.createServer((req, res) => {
-      const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      up.on("error", () => {
-        res.writeHead(502);
-        res.end();
-      });
-      req.pipe(up);
-    });
-    await new Promise<void>((ok) => fwd.listen(llmPort, "127.0.0.1", ok));
-    llmUrl = `http://127.0.0.1:${llmPort}/v1`;
+  const argv = process.argv.slice(2);
+  const dash = argv.indexOf("--");
+  const [llmArg, toolArg] = dash >= 0 ? argv.slice(0, dash) : argv;
+  const command = dash >= 0 ? argv.slice(dash + 1) : [];
+  const llmPort = port(llmArg, "<llmPort>");
+  const toolPort = port(toolArg, "<toolPort>");
+  process.env.SYMTRACE_QUIET = "1";
+
+  if (command.length === 0) {
+    const s = await startStandinStack({ llmPort, toolPort });
+    process.stdout.write(`OPENAI_BASE_URL=${s.llmUrl}\nSYMTRACE_TOOL_URL=${s.toolUrl}\n`);
+    return;
   }
-  process.stdout.write(`OPENAI_BASE_URL=${llmUrl}\nSYMTRACE_TOOL_URL=${tools.url}\n`);
+
+  const root = path.resolve(import.meta.dirname, "..");
+  const plan = demoReplayEnv(process.env, { llmPort, toolPort, root });
+  const stack = await startStandinStack({ llmPort, toolPort, startLlm: plan.startLlm, startTools: plan.startTools });
+  process.stderr.write(
+    `replay stand-in: ${plan.startLlm ? `scripted model ${stack.llmUrl}` : `model ${process.env.SYMTRACE_REPLAY_UPSTREAM} (yours)`}, ` +
+      `${plan.startTools ? `tool server ${stack.toolUrl}` : `tools ${process.env.SYMTRACE_REPLAY_TOOL_UPSTREAM} (yours)`}\n`,
+  );
+  const child = spawn(command[0], command.slice(1), { stdio: "inherit", env: { ...process.env, ...plan.set } });
+  let stopping = false;
+  for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.on(sig, () => {
+      stopping = true;
+      child.kill(sig);
+    });
+  }
+  const code = await new Promise<number>((resolve) => {
+    child.on("error", (e) => {
+      process.stderr.write(`replay-stack: cannot run ${command[0]}: ${e.message}\n`);
+      resolve(127);
+    });
+    child.on("exit", (c, sig) => resolve(c ?? (sig ? 128 + (sig === "SIGINT" ? 2 : 15) : 1)));
+  });
+  await stack.close();
+  process.exit(stopping && code > 128 ? 0 : code);
 }
 
 main().catch((e) => {

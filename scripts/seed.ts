@@ -1,7 +1,9 @@
 /**
  * `npm run db:seed`: import the bundled sample data from the shared folder
  * (SYMTRACE_SHARED_DIR, default ../shared): the paper's four gold replay bundles and the public
- * dataset samples (Who&When, MAST/MAD, Langfuse OTel traces). Idempotent (re-runs skip).
+ * dataset samples (Who&When, MAST/MAD, Langfuse OTel traces), plus the demo's recorded
+ * reference-MAS case from demo/ in the repo (replayable natively with the built-in runner
+ * `orchestrator` against the scripted stand-in). Idempotent (re-runs skip).
  * Prints the import report as JSON.
  */
 import { existsSync } from "node:fs";
@@ -10,6 +12,7 @@ import { assignCases, findCaseId, openDb, upsertUser, type Db } from "../lib/db"
 import { migrate } from "../lib/db/migrate";
 import { sharedDir } from "../lib/env";
 import { importPaths } from "../lib/services/import-files";
+import { demoPaths } from "./demo-data";
 
 export function samplePaths(shared: string): string[] {
   return [
@@ -67,7 +70,7 @@ async function main() {
   if (!existsSync(shared)) throw new Error(`shared folder not found at ${shared}; set SYMTRACE_SHARED_DIR`);
   const { db, url } = openDb();
   await migrate(url);
-  const r = await importPaths(db, samplePaths(shared));
+  const r = await importPaths(db, [...samplePaths(shared), ...demoPaths()]);
   const accounts = process.env.SYMTRACE_DEMO_ACCOUNTS === "0" ? [] : await seedDemoAccounts(db);
   await db.$disconnect();
   console.log(JSON.stringify({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, accountsCreated: accounts }));

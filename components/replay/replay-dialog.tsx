@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
+import { ScriptedStandinBadge } from "./replay-outcome";
 
 interface TargetInfo {
   node: string;
@@ -17,6 +18,8 @@ interface TargetInfo {
   rule: string;
   upstream: string | null;
   model: string | null;
+  /** The upstream is the scripted stand-in model (demo default): results are scripted. */
+  scripted?: boolean;
   guidance: string;
   guidanceFrom: string | null;
 }
@@ -122,6 +125,12 @@ export function ReplayDialog({ caseKey, nodeId, onClose, onStarted }: { caseKey:
             <p className="text-xs" data-testid="replay-endpoint">
               Live endpoint: {info.upstream ? <span className="font-mono">{info.upstream}</span> : <span className="text-amber-800">not configured (SYMTRACE_REPLAY_UPSTREAM): the prefix is verified and the run stops at the boundary</span>} · model{" "}
               <span className="font-mono">{info.model ?? "the bundle's"}</span>
+              {info.scripted ? (
+                <>
+                  {" "}
+                  <ScriptedStandinBadge />: answers are scripted, not a real model&apos;s (README: replay with a real endpoint)
+                </>
+              ) : null}
             </p>
             <label className="flex flex-col gap-1">
               <span className="font-semibold">Guidance {info.guidanceFrom ? <span className="font-normal text-slate-500">(prefilled from the {info.guidanceFrom})</span> : null}</span>

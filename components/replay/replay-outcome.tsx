@@ -8,6 +8,21 @@ function Provenance({ o }: { o: ResolvedOutcome }) {
   return <span className="text-slate-500">{o.via === "dataset" ? `recorded verdict${o.evaluator ? ` (${o.evaluator})` : ""}` : `evaluator on its final answer${o.evaluator ? `: ${o.evaluator}` : ""}`}</span>;
 }
 
+/**
+ * The label of a replay whose live calls went to the scripted stand-in model (the demo's
+ * default endpoint, scripts/replay-stack.ts): its suffix and final answer are scripted, not a
+ * real model's. Shown on the result page header and in the replay dialog.
+ */
+export function ScriptedStandinBadge() {
+  return (
+    <span data-testid="scripted-standin">
+      <Badge tone="violet" title="The live calls went to the demo's scripted stand-in model, not a real LLM: set SYMTRACE_REPLAY_UPSTREAM for a real endpoint (README)">
+        scripted stand-in model
+      </Badge>
+    </span>
+  );
+}
+
 /** "Did the repair work?": source outcome → replay outcome, each with where it came from or why it is unknown. */
 export function ReplayOutcome({ source, replay }: { source: ResolvedOutcome; replay: ResolvedOutcome }) {
   return (

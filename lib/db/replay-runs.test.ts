@@ -65,6 +65,15 @@ describe(`lib/db replay runs (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "
     for (const r of runs) await requestCancel(h.db, r.id, null);
   });
 
+  test("a run against the scripted stand-in records endpoint.scripted (the UI's label); never without an upstream", async () => {
+    const scripted = await createReplayRuns(h.db, { sourceCaseId: src.caseId, targetNodeId: src.target, guidance: "", count: 1, endpoint: { ...ENDPOINT, scripted: true } });
+    expect(scripted.runs[0].endpoint).toEqual({ upstream: ENDPOINT.upstream, model: "m", toolUpstream: null, scripted: true });
+    expect((await getRun(other, scripted.runs[0].id))!.endpoint.scripted).toBe(true);
+    const none = await createReplayRuns(h.db, { sourceCaseId: src.caseId, targetNodeId: src.target, guidance: "", count: 1, endpoint: { upstream: null, scripted: true } });
+    expect(none.runs[0].endpoint).toEqual({ upstream: null, model: null, toolUpstream: null });
+    for (const r of [...scripted.runs, ...none.runs]) await requestCancel(h.db, r.id, null);
+  });
+
   test("claims are exclusive: two clients racing over 12 runs claim each exactly once", async () => {
     const { runs } = await newRun(5);
     const more = [...(await newRun(5)).runs, ...(await newRun(2)).runs];

@@ -36,6 +36,8 @@ export interface ReplayEndpoint {
   toolUpstream?: string | null;
   /** MAS command to run natively (overrides the bundle's config.runner.command). */
   command?: string[] | null;
+  /** True when `upstream` is the scripted stand-in model (demo): results are labelled as scripted. */
+  scripted?: boolean;
 }
 
 /** Live progress of a run (progressJson): prefix nodes verified / total, live calls made. */
@@ -146,6 +148,7 @@ export function parseEndpoint(text: string | null | undefined): ReplayEndpoint {
     model: typeof e.model === "string" ? e.model : null,
     toolUpstream: typeof e.toolUpstream === "string" ? e.toolUpstream : null,
     ...(Array.isArray(e.command) ? { command: e.command.map(String) } : {}),
+    ...(e.scripted === true ? { scripted: true } : {}),
   };
 }
 
@@ -197,6 +200,7 @@ function cleanEndpoint(e: ReplayEndpoint): ReplayEndpoint {
     return v.trim() || null;
   };
   const out: ReplayEndpoint = { upstream: str(e.upstream, "upstream"), model: str(e.model, "model"), toolUpstream: str(e.toolUpstream, "toolUpstream") };
+  if (e.scripted === true && out.upstream) out.scripted = true;
   for (const [k, v] of [["upstream", out.upstream], ["toolUpstream", out.toolUpstream]] as const) {
     if (v && !/^https?:\/\//i.test(v)) throw new ReplayRunError("invalid", `endpoint.${k} must be an http(s) URL; got "${v}"`);
   }

@@ -50,12 +50,13 @@ export function replayBoundary(bundle: ReplayBundle, plan: ReplayPlan, node: str
 
 /**
  * The replay dialog's information for `node` of a case: the plan (runner + command, or transcript
- * continuation with its reason), the boundary, the endpoint settings and prefilled guidance.
+ * continuation with its reason), the boundary, the endpoint settings (`scripted`: the upstream is
+ * the scripted stand-in model) and prefilled guidance.
  * @returns `{ status: 200, body }`, 404 (no case) or 400 (`{ error }` for an unknown node / no LLM boundary after it)
  */
 export async function describeReplayTarget(
   db: Db,
-  o: { viewer: Viewer; caseId: string; node: string; registry: readonly RegisteredRunner[]; settings: { upstream: string | null; model: string | null; toolUpstream: string | null } },
+  o: { viewer: Viewer; caseId: string; node: string; registry: readonly RegisteredRunner[]; settings: { upstream: string | null; model: string | null; toolUpstream: string | null; scripted?: boolean } },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const bundle = await exportBundle(db, { caseId: o.caseId });
   if (!bundle) return { status: 404, body: { error: "no such case" } };
@@ -77,6 +78,7 @@ export async function describeReplayTarget(
       upstream: o.settings.upstream,
       model: o.settings.model ?? bundle.config.model ?? null,
       toolUpstream: o.settings.toolUpstream,
+      scripted: o.settings.scripted === true && !!o.settings.upstream,
       guidance: guidanceFromAnnotation(source, o.node),
       guidanceFrom: ann.final ? "final annotation" : ann.own ? "your annotation" : null,
     },

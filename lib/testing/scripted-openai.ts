@@ -81,6 +81,8 @@ export interface ScriptedOpenAIOptions {
   respond: ScriptedResponder;
   /** Model ids listed by `GET /v1/models`; default `["scripted-model"]`. */
   models?: string[];
+  /** TCP port on 127.0.0.1; default 0 (a free port). @throws when the port is in use */
+  port?: number;
 }
 
 export interface ScriptedOpenAI {
@@ -176,7 +178,7 @@ function completionChunks(req: ChatRequest, r: Normalized, n: number): unknown[]
 }
 
 /**
- * Start the scripted server on 127.0.0.1:0.
+ * Start the scripted server on 127.0.0.1 (port `opts.port`, default a free one).
  *
  * @example
  *   const srv = await startScriptedOpenAI({ respond: scriptFromTurns([{ content: "hi" }]) });
@@ -231,7 +233,7 @@ export async function startScriptedOpenAI(opts: ScriptedOpenAIOptions): Promise<
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve());
+    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
   });
   const { port } = server.address() as AddressInfo;
   return {

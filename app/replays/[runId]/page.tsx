@@ -11,7 +11,7 @@ import { requireViewer } from "@/lib/session";
 import { Badge } from "@/components/ui/badge";
 import { ReplayGraph } from "@/components/replay/replay-graph";
 import { ReplayCompareTable } from "@/components/replay/replay-compare-table";
-import { ReplayFinalAnswers, ReplayOutcome } from "@/components/replay/replay-outcome";
+import { ReplayFinalAnswers, ReplayOutcome, ScriptedStandinBadge } from "@/components/replay/replay-outcome";
 import { ReplaySuffixTable } from "@/components/replay/replay-suffix-table";
 
 export const dynamic = "force-dynamic";
@@ -30,7 +30,7 @@ interface Divergence {
 /**
  * One replay run. At the top, whether the repair worked: source outcome → replay outcome, the
  * two final answers in full, and the live suffix aligned with the source suffix (lib/replay
- * compare). Then status and progress; when completed, the replayed trajectory beside its
+ * compare); a run against the demo's scripted stand-in model is labelled so. Then status and progress; when completed, the replayed trajectory beside its
  * source (verified prefix ✓, intervention Δ, new live suffix) with node-by-node diffs; when
  * diverged, the first-divergence report shown on the source graph at the node where it happened.
  */
@@ -80,6 +80,7 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
             <span data-testid="replay-status">{run.status.replace("_", " ")}</span>
           </Badge>
           {run.mode === "transcript" ? <Badge tone="amber">transcript continuation (not a native replay)</Badge> : run.mode ? <Badge>native replay</Badge> : null}
+          {run.endpoint.scripted ? <ScriptedStandinBadge /> : null}
         </div>
         <ReplayOutcome source={outcomes.source} replay={outcomes.replay} />
         <p>

@@ -1,0 +1,56 @@
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parseJsonText, validateBundle, type ReplayBundle } from "../lib/bundle";
+import { demoPaths } from "./demo-data";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const tmp = mkdtempSync(path.join(os.tmpdir(), "symtrace-stamp-"));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const git = (...args: string[]) => execFileSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: tmp, encoding: "utf8" });
+const stamp = () => execFileSync("bash", [path.join(ROOT, "scripts/build-stamp.sh"), tmp], { encoding: "utf8" }).trim();
+
+describe("scripts/build-stamp.sh (when `npm run demo` rebuilds)", () => {
+  it("ignores bundles written into the repo folder, but changes with the app's sources", () => {
+    git("init", "-q");
+    mkdirSync(path.join(tmp, "app"));
+    writeFileSync(path.join(tmp, "app/page.tsx"), "export default function P() { return null; }\n");
+    writeFileSync(path.join(tmp, ".gitignore"), "/data/\n");
+    git("add", "-A");
+    git("commit", "-qm", "init");
+    const clean = stamp();
+    expect(clean).toMatch(/^[0-9a-f]{40}-[0-9a-f]{12}$/);
+    // A recording / replay output at the top level, in demo/ and under data/: same stamp.
+    writeFileSync(path.join(tmp, "run.bundle.json"), "{}");
+    mkdirSync(path.join(tmp, "demo"));
+    writeFileSync(path.join(tmp, "demo/x.bundle.json"), "{}");
+    mkdirSync(path.join(tmp, "data"));
+    writeFileSync(path.join(tmp, "data/replay-out.bundle.json"), "{}");
+    expect(stamp()).toBe(clean);
+    // An edit of an app source or a new app file: a new stamp (the app is rebuilt).
+    writeFileSync(path.join(tmp, "app/page.tsx"), "export default function P() { return 1; }\n");
+    const edited = stamp();
+    expect(edited).not.toBe(clean);
+    writeFileSync(path.join(tmp, "app/new.tsx"), "export const x = 1;\n");
+    expect(stamp()).not.toBe(edited);
+  });
+});
+
+describe("the demo's recorded reference-MAS case (demo/)", () => {
+  it("is seeded, valid, names the built-in runner orchestrator and was recorded with the stand-in's model", () => {
+    const [file] = demoPaths();
+    expect(existsSync(file)).toBe(true);
+    const b = parseJsonText(readFileSync(file, "utf8")) as ReplayBundle;
+    const v = validateBundle(b);
+    expect(v.issues).toEqual([]);
+    expect(v.ok).toBe(true);
+    expect(b.id).toBe("demo/reference-orchestrator-hilltop");
+    expect(b.config.runner?.name).toBe("orchestrator");
+    expect(b.config.model).toBe("scripted-model");
+    expect(b.records.length).toBeGreaterThan(0);
+    expect(b.order.filter((id) => id.startsWith("llm_call")).length).toBeGreaterThanOrEqual(4);
+  });
+});
