@@ -6,7 +6,8 @@ export default defineConfig({
   test: {
     include: ["lib/**/*.test.ts", "cli/**/*.test.ts", "scripts/**/*.test.ts", "mas/**/*.test.ts", "proxy/**/*.test.ts"],
     environment: "node",
-    testTimeout: 30_000,
+    // CLI and database tests spawn processes; a loaded 2-core CI machine needs the headroom.
+    testTimeout: 120_000,
     pool: "forks",
     // The wasm schema engine (migrations in lib/db tests) is an ES module importing a .wasm file.
     execArgv: ["--experimental-wasm-modules", "--disable-warning=ExperimentalWarning"],

@@ -79,7 +79,9 @@ describe("symtrace validate", () => {
   });
 });
 
-describe("symtrace import / export", () => {
+// Each CLI call is a fresh Node process (tsx + Prisma + wasm engine), several per test: allow
+// minutes, not the default 30 s, so a loaded CI machine does not fail them on time alone.
+describe("symtrace import / export", { timeout: 300_000 }, () => {
   test("imports a folder, reports and skips a bad file, and is idempotent", () => {
     const dir = tmp();
     copyFileSync(path.join(SHARED, "fixtures/bundles/gold-c1.bundle.json"), path.join(dir, "a.json"));
