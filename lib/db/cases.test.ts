@@ -174,4 +174,24 @@ describe(`lib/db cases (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite
     expect(us.total).toBe(all.cases.filter((x) => x.taskPrompt.includes("_") || x.bundleId.includes("_")).length);
     expect(us.total).toBeLessThan(all.total);
   });
+  test("benchmark names are normalized on import: differently-cased names are one facet value and either finds both", async () => {
+    const variant = (id: string, benchmark: string): ReplayBundle => {
+      const b = structuredClone(gold("c2"));
+      return { ...b, id, task: { ...b.task, benchmark } };
+    };
+    const key = (s: string) => s.toLowerCase().replace(/[\s_-]/g, "");
+    await importCase(h.db, { bundle: variant("bench-norm/a", "AssistantBench") });
+    await importCase(h.db, { bundle: variant("bench-norm/b", "assistantbench") });
+    await importCase(h.db, { bundle: variant("bench-norm/c", "My_Own-Bench") });
+    await importCase(h.db, { bundle: variant("bench-norm/d", "my own bench") });
+    const facets = await listCaseFacets(h.db);
+    expect(facets.benchmarks.filter((b) => key(b) === "assistantbench")).toEqual(["AssistantBench"]);
+    expect(facets.benchmarks.filter((b) => key(b) === "myownbench")).toEqual(["My_Own-Bench"]);
+    for (const f of ["AssistantBench", "assistantbench", "ASSISTANT_BENCH"]) {
+      const r = await listCases(h.db, { benchmark: f });
+      expect(r.cases.map((c) => c.bundleId).filter((id) => id.startsWith("bench-norm/"))).toEqual(["bench-norm/a", "bench-norm/b"]);
+    }
+    const mine = await listCases(h.db, { benchmark: "MY OWN BENCH" });
+    expect(mine.cases.map((c) => c.bundleId)).toEqual(["bench-norm/c", "bench-norm/d"]);
+  });
 });
