@@ -6,6 +6,7 @@ import { importText } from "../importers";
 import type { DbHandle } from "./client";
 import { bundleHash, CaseConflictError, exportBundle, getCaseByBundleId, getCaseGraph, getNodeDetail, importCase, listCaseFacets, listCases, searchCaseNodes } from "./cases";
 import { freshTestDb } from "./test-db";
+import { compactGraph, expandGraph } from "../layout";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = (c: string): ReplayBundle => {
@@ -193,5 +194,29 @@ describe(`lib/db cases (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite
     }
     const mine = await listCases(h.db, { benchmark: "MY OWN BENCH" });
     expect(mine.cases.map((c) => c.bundleId)).toEqual(["bench-norm/c", "bench-norm/d"]);
+  });
+  test("the case graph carries start, duration and tokens of imported Langfuse spans, and the compact payload keeps them", async () => {
+    const file = path.join(SHARED, "datasets/langfuse_framework_traces/openai-agents-2025-09-30.trace.json");
+    const res = importText(readFileSync(file, "utf8"), file, "otel");
+    expect(res.failures).toEqual([]);
+    const r = await importCase(h.db, res.cases[0]);
+    const g = await getCaseGraph(h.db, { caseId: r.caseId });
+    const llm = g.nodes.filter((n) => n.type === "llm_call");
+    expect(llm).toHaveLength(2);
+    expect(llm.map((n) => n.timing?.tokens)).toEqual(
+      expect.arrayContaining([
+        { input: 55, output: 15, total: 70 },
+        { input: 85, output: 29, total: 114 },
+      ]),
+    );
+    const second = llm.find((n) => n.timing?.tokens?.total === 114)!;
+    expect(second.timing?.startNs).toBe("1759223041001000000");
+    expect(second.timing?.durationNs).toMatch(/^\d+$/);
+    const back = expandGraph(compactGraph(g.nodes, g.edges));
+    expect(back.nodes.find((n) => n.id === second.id)?.timing).toEqual(second.timing);
+    const gold2 = await getCaseByBundleId(h.db, { bundleId: gold("c2").id });
+    const plain = await getCaseGraph(h.db, { caseId: gold2!.id });
+    expect(plain.nodes.some((n) => "timing" in n)).toBe(false);
+    expect(compactGraph(plain.nodes, plain.edges).timing).toBeUndefined();
   });
 });

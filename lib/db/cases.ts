@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import { canonicalJson, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "../bundle";
 import type { BundleSource, ImportedCase, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
+import { nodeTimingOf, type NodeTiming } from "../layout/timing";
 import { providerOfDb, type Db } from "./client";
 import { bundleHeader, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
 
@@ -357,10 +358,38 @@ export async function getCaseGraph(db: Db, o: { caseId: string }) {
     }),
     db.edge.findMany({ where: { caseId: o.caseId }, orderBy: { idx: "asc" }, select: { fromNodeId: true, toNodeId: true, kind: true } }),
   ]);
+  const timing = await nodeTimings(db, o.caseId);
   return {
-    nodes: nodes.map((n) => ({ id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex })),
+    nodes: nodes.map((n) => {
+      const t = timing.get(n.nodeId);
+      return { id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, ...(t ? { timing: t } : {}) };
+    }),
     edges: edges.map((e) => ({ from: e.fromNodeId, to: e.toNodeId, kind: e.kind })),
   };
+}
+
+/**
+ * Start time, duration and tokens of the nodes that carry them (`lib/layout` `nodeTimingOf`), by
+ * node id. Only nodes whose stored content mentions `startTime`, `durationNs` or `usage` are read
+ * (OTel / Langfuse imports); Who&When and MAD cases cost one indexed query that returns nothing.
+ */
+async function nodeTimings(db: Db, caseId: string): Promise<Map<string, NodeTiming>> {
+  const rows = await db.node.findMany({
+    where: { caseId, OR: [{ contentJson: { contains: '"durationNs"' } }, { contentJson: { contains: '"startTime"' } }, { contentJson: { contains: '"usage"' } }] },
+    select: { nodeId: true, contentJson: true },
+  });
+  const out = new Map<string, NodeTiming>();
+  for (const r of rows) {
+    let content: unknown;
+    try {
+      content = JSON.parse(r.contentJson);
+    } catch {
+      continue;
+    }
+    const t = nodeTimingOf(content);
+    if (t) out.set(r.nodeId, t);
+  }
+  return out;
 }
 
 /**
