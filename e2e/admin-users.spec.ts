@@ -12,11 +12,11 @@ test("typing an existing email warns; saving it says 'Updated existing user', a 
   await signIn(page, admin);
   await page.goto("/admin");
 
-  const email = page.locator("form input[name=email]");
+  const form = page.locator("form", { has: page.locator("input[name=email]") });
+  const email = form.locator("input[name=email]");
   const hint = page.getByTestId("user-email-hint");
   await email.fill(existing.email.toUpperCase());
   await expect(hint).toHaveText(`This email exists: saving updates that user (${existing.email}).`);
-  const form = page.locator("form", { has: email });
   await form.locator("input[name=roles][value=annotator]").check();
   await form.locator("input[name=roles][value=adjudicator]").check();
   await form.getByRole("button", { name: "Save account" }).click();
