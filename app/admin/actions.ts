@@ -2,6 +2,7 @@
 
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
+import { userSavedMessage } from "@/lib/user-form";
 import { assignCases, getDb, listCases, removeAssignment, reopenAnnotation, upsertUser, UserInputError, WorkflowError } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
 
@@ -71,7 +72,7 @@ export async function upsertUserAction(_prev: ActionState, form: FormData): Prom
       actorId: admin.id,
     });
     revalidatePath("/admin");
-    return { ok: `${r.email} ${r.status}.` };
+    return { ok: userSavedMessage(r) };
   } catch (e) {
     return { error: e instanceof UserInputError ? `${e.field}: ${e.message}` : "could not save the account" };
   }

@@ -31,7 +31,7 @@ export default async function AdminPage() {
       </section>
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-3 font-semibold">Accounts</h2>
-        <UserForm />
+        <UserForm existingEmails={users.map((u) => u.email)} />
         <table className="mt-4 w-full text-left text-xs" data-testid="users">
           <thead className="text-slate-500">
             <tr>

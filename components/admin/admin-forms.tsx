@@ -1,9 +1,10 @@
 "use client";
 
-import { useActionState } from "react";
+import { useActionState, useState } from "react";
 import { assignByFilterAction, removeAssignmentAction, reopenAction, upsertUserAction, type ActionState } from "@/app/admin/actions";
 import { datasetName } from "@/components/trace/case-filters";
 import { SelectField } from "@/components/ui/select-field";
+import { existingUserHint } from "@/lib/user-form";
 
 function Result({ s }: { s: ActionState }) {
   if (s.ok) return <p className="text-sm text-emerald-700" role="status">{s.ok}</p>;
@@ -85,14 +86,30 @@ export function AssignForm({
   );
 }
 
-/** Create or update an account (roles, password). */
-export function UserForm() {
+/**
+ * Create or update an account (roles, password). `existingEmails` are the accounts listed on the
+ * page: typing one of them shows that saving updates that user.
+ */
+export function UserForm({ existingEmails = [] }: { existingEmails?: string[] }) {
   const [s, action, pending] = useActionState(upsertUserAction, {});
+  const [email, setEmail] = useState("");
+  const hint = existingUserHint(email, existingEmails);
   return (
     <form action={action} className="flex flex-wrap items-end gap-2 text-xs">
       <label className="flex flex-col gap-1">
         Email
-        <input name="email" type="email" required className="rounded border border-slate-300 px-2 py-1 text-sm" />
+        <input
+          name="email"
+          type="email"
+          required
+          value={email}
+          onChange={(e) => setEmail(e.target.value)}
+          aria-describedby="user-email-hint"
+          className="rounded border border-slate-300 px-2 py-1 text-sm"
+        />
+        <span id="user-email-hint" data-testid="user-email-hint" className="text-amber-700" aria-live="polite">
+          {hint}
+        </span>
       </label>
       <label className="flex flex-col gap-1">
         Name

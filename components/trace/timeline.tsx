@@ -1,15 +1,16 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { memo, useEffect, useRef } from "react";
-import type { GraphNodeLite } from "@/lib/layout";
+import { memo, useEffect, useMemo, useRef } from "react";
+import { timingCells, traceStartNs, type GraphNodeLite } from "@/lib/layout";
 import { NODE_TYPE_TONE, Badge } from "@/components/ui/badge";
 
 const ROW = 40;
 const BAD = new Set(["failed", "error", "timeout", "timed_out"]);
 
 /**
- * The observed order as a virtualized list (thousands of rows): type, agent, short label, status.
+ * The observed order as a virtualized list (thousands of rows): type, agent, short label, status,
+ * and start (offset from the trace's first start), duration and tokens where the trace has them.
  * Clicking a row selects the node; an outside selection scrolls its row into view.
  */
 export function Timeline({
@@ -29,6 +30,7 @@ export function Timeline({
   // TanStack Virtual is not React-Compiler-safe; this project does not use the compiler.
   // eslint-disable-next-line react-hooks/incompatible-library
   const v = useVirtualizer({ count: nodes.length, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12 });
+  const zero = useMemo(() => traceStartNs(nodes.map((n) => n.timing)), [nodes]);
   const selectedIndex = selectedId ? nodes.findIndex((n) => n.id === selectedId) : -1;
   useEffect(() => {
     if (selectedIndex >= 0) v.scrollToIndex(selectedIndex, { align: "auto" });
@@ -47,6 +49,7 @@ export function Timeline({
               isMatch={matches.has(n.id)}
               onSelect={onSelect}
               marks={marks?.get(n.id)}
+              zero={zero}
             />
           );
         })}
@@ -62,14 +65,17 @@ const TimelineRow = memo(function TimelineRow({
   isMatch,
   onSelect,
   marks,
+  zero,
 }: {
   n: GraphNodeLite;
+  zero: string | null;
   top: number;
   isSelected: boolean;
   isMatch: boolean;
   onSelect: (id: string) => void;
   marks?: string[];
 }) {
+  const t = timingCells(n.timing, zero);
   return (
     <div
       role="option"
@@ -94,6 +100,25 @@ const TimelineRow = memo(function TimelineRow({
             {m}
           </span>
         ))}
+        {t.start || t.duration || t.tokens ? (
+          <span className="ml-auto flex shrink-0 gap-1.5 tabular-nums text-[10px] text-slate-500">
+            {t.start ? (
+              <span data-testid="timeline-start" title={`started ${t.startTitle}`}>
+                {t.start}
+              </span>
+            ) : null}
+            {t.duration ? (
+              <span data-testid="timeline-duration" title="duration">
+                {t.duration}
+              </span>
+            ) : null}
+            {t.tokens ? (
+              <span data-testid="timeline-tokens" title={t.tokensTitle}>
+                {t.tokens}
+              </span>
+            ) : null}
+          </span>
+        ) : null}
         {isMatch ? <span className="ml-auto rounded bg-amber-300 px-1 text-[10px] font-semibold">match</span> : null}
       </span>
       <span className="truncate pl-9.5 text-slate-800" title={`${n.id}: ${n.label ?? ""}`}>

@@ -6,6 +6,7 @@ import { importText } from "../importers";
 import type { DbHandle } from "./client";
 import { bundleHash, CaseConflictError, exportBundle, getCaseByBundleId, getCaseGraph, getNodeDetail, importCase, listCaseFacets, listCases, searchCaseNodes } from "./cases";
 import { freshTestDb } from "./test-db";
+import { compactGraph, expandGraph } from "../layout";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = (c: string): ReplayBundle => {
@@ -173,5 +174,49 @@ describe(`lib/db cases (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite
     const us = await listCases(h.db, { q: "_" });
     expect(us.total).toBe(all.cases.filter((x) => x.taskPrompt.includes("_") || x.bundleId.includes("_")).length);
     expect(us.total).toBeLessThan(all.total);
+  });
+  test("benchmark names are normalized on import: differently-cased names are one facet value and either finds both", async () => {
+    const variant = (id: string, benchmark: string): ReplayBundle => {
+      const b = structuredClone(gold("c2"));
+      return { ...b, id, task: { ...b.task, benchmark } };
+    };
+    const key = (s: string) => s.toLowerCase().replace(/[\s_-]/g, "");
+    await importCase(h.db, { bundle: variant("bench-norm/a", "AssistantBench") });
+    await importCase(h.db, { bundle: variant("bench-norm/b", "assistantbench") });
+    await importCase(h.db, { bundle: variant("bench-norm/c", "My_Own-Bench") });
+    await importCase(h.db, { bundle: variant("bench-norm/d", "my own bench") });
+    const facets = await listCaseFacets(h.db);
+    expect(facets.benchmarks.filter((b) => key(b) === "assistantbench")).toEqual(["AssistantBench"]);
+    expect(facets.benchmarks.filter((b) => key(b) === "myownbench")).toEqual(["My_Own-Bench"]);
+    for (const f of ["AssistantBench", "assistantbench", "ASSISTANT_BENCH"]) {
+      const r = await listCases(h.db, { benchmark: f });
+      expect(r.cases.map((c) => c.bundleId).filter((id) => id.startsWith("bench-norm/"))).toEqual(["bench-norm/a", "bench-norm/b"]);
+    }
+    const mine = await listCases(h.db, { benchmark: "MY OWN BENCH" });
+    expect(mine.cases.map((c) => c.bundleId)).toEqual(["bench-norm/c", "bench-norm/d"]);
+  });
+  test("the case graph carries start, duration and tokens of imported Langfuse spans, and the compact payload keeps them", async () => {
+    const file = path.join(SHARED, "datasets/langfuse_framework_traces/openai-agents-2025-09-30.trace.json");
+    const res = importText(readFileSync(file, "utf8"), file, "otel");
+    expect(res.failures).toEqual([]);
+    const r = await importCase(h.db, res.cases[0]);
+    const g = await getCaseGraph(h.db, { caseId: r.caseId });
+    const llm = g.nodes.filter((n) => n.type === "llm_call");
+    expect(llm).toHaveLength(2);
+    expect(llm.map((n) => n.timing?.tokens)).toEqual(
+      expect.arrayContaining([
+        { input: 55, output: 15, total: 70 },
+        { input: 85, output: 29, total: 114 },
+      ]),
+    );
+    const second = llm.find((n) => n.timing?.tokens?.total === 114)!;
+    expect(second.timing?.startNs).toBe("1759223041001000000");
+    expect(second.timing?.durationNs).toMatch(/^\d+$/);
+    const back = expandGraph(compactGraph(g.nodes, g.edges));
+    expect(back.nodes.find((n) => n.id === second.id)?.timing).toEqual(second.timing);
+    const gold2 = await getCaseByBundleId(h.db, { bundleId: gold("c2").id });
+    const plain = await getCaseGraph(h.db, { caseId: gold2!.id });
+    expect(plain.nodes.some((n) => "timing" in n)).toBe(false);
+    expect(compactGraph(plain.nodes, plain.edges).timing).toBeUndefined();
   });
 });

@@ -5,6 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { canonicalJson, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "../bundle";
 import type { BundleSource, ImportedCase, ReferenceLabel } from "../importers/types";
+import { canonicalBenchmark } from "../importers/benchmark-name";
+import { nodeTimingOf, type NodeTiming } from "../layout/timing";
 import { providerOfDb, type Db } from "./client";
 import { bundleHeader, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
 
@@ -102,7 +104,7 @@ export async function importCase(
     traceSha256: source?.traceSha256 ?? null,
     taskId: b.task.id ?? null,
     taskPrompt: b.task.prompt,
-    benchmark: b.task.benchmark ?? null,
+    benchmark: await resolveBenchmark(db, b.task.benchmark),
     mas: b.config.mas ?? null,
     model: b.config.model ?? null,
     outcomePassed: b.outcome?.passed ?? null,
@@ -201,8 +203,9 @@ export async function listCases(db: Db, o: ListCasesOptions = {}) {
   const q = o.q?.trim();
   const mode = isPg(db) ? { mode: "insensitive" as const } : {};
   const lit = q ? literalFragment(q) : null;
+  const benchmark = o.benchmark ? await resolveBenchmark(db, o.benchmark) : null;
   const base = {
-    ...(o.benchmark ? { benchmark: o.benchmark } : {}),
+    ...(benchmark ? { benchmark } : {}),
     ...(o.mas ? { mas: o.mas } : {}),
     ...(o.dataset ? { sourceDataset: o.dataset } : {}),
   };
@@ -223,6 +226,19 @@ export async function listCases(db: Db, o: ListCasesOptions = {}) {
 
 function isPg(db: Db): boolean {
   return providerOfDb(db) === "postgresql";
+}
+
+/**
+ * The canonical form of a benchmark name against what is stored (`canonicalBenchmark`): the
+ * published name of a known benchmark, else the stored name with the same key (first seen), else
+ * the name trimmed. Applied on import and to the benchmark filter, so "AssistantBench" and
+ * "assistantbench" are one stored value, one facet and one filter.
+ */
+async function resolveBenchmark(db: Db, name: string | null | undefined): Promise<string | null> {
+  const fixed = canonicalBenchmark(name);
+  if (fixed === null) return null;
+  const seen = await db.case.findMany({ where: { benchmark: { not: null } }, distinct: ["benchmark"], select: { benchmark: true }, orderBy: { importedAt: "asc" } });
+  return canonicalBenchmark(name, seen.map((r) => r.benchmark as string));
 }
 
 /** Distinct values for the case-list filters. */
@@ -342,10 +358,38 @@ export async function getCaseGraph(db: Db, o: { caseId: string }) {
     }),
     db.edge.findMany({ where: { caseId: o.caseId }, orderBy: { idx: "asc" }, select: { fromNodeId: true, toNodeId: true, kind: true } }),
   ]);
+  const timing = await nodeTimings(db, o.caseId);
   return {
-    nodes: nodes.map((n) => ({ id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex })),
+    nodes: nodes.map((n) => {
+      const t = timing.get(n.nodeId);
+      return { id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, ...(t ? { timing: t } : {}) };
+    }),
     edges: edges.map((e) => ({ from: e.fromNodeId, to: e.toNodeId, kind: e.kind })),
   };
+}
+
+/**
+ * Start time, duration and tokens of the nodes that carry them (`lib/layout` `nodeTimingOf`), by
+ * node id. Only nodes whose stored content mentions `startTime`, `durationNs` or `usage` are read
+ * (OTel / Langfuse imports); Who&When and MAD cases cost one indexed query that returns nothing.
+ */
+async function nodeTimings(db: Db, caseId: string): Promise<Map<string, NodeTiming>> {
+  const rows = await db.node.findMany({
+    where: { caseId, OR: [{ contentJson: { contains: '"durationNs"' } }, { contentJson: { contains: '"startTime"' } }, { contentJson: { contains: '"usage"' } }] },
+    select: { nodeId: true, contentJson: true },
+  });
+  const out = new Map<string, NodeTiming>();
+  for (const r of rows) {
+    let content: unknown;
+    try {
+      content = JSON.parse(r.contentJson);
+    } catch {
+      continue;
+    }
+    const t = nodeTimingOf(content);
+    if (t) out.set(r.nodeId, t);
+  }
+  return out;
 }
 
 /**

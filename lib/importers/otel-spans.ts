@@ -349,12 +349,72 @@ export interface ChatToolCall {
   argumentsNote?: ArgumentsNote;
 }
 
+/**
+ * One content part of a multimodal message, as the source wrote it (OpenAI chat
+ * `{type: "image_url", image_url: {url}}`, GenAI `{type: "blob", ...}`, ...). OpenInference's
+ * flattened `message_content` parts are mapped back to the OpenAI parts they were flattened from.
+ */
+export type ContentPart = Rec;
+
 export interface ChatMessage {
   role: string;
-  content: string | null;
+  /**
+   * A string when the source had text only (parts joined by "\n"); the parts array, every part
+   * kept exactly, when any part is not text (an image of a vision call, audio, a file).
+   */
+  content: string | ContentPart[] | null;
   name?: string;
   tool_calls?: ChatToolCall[];
   tool_call_id?: string;
+}
+
+/** The text of a message: its string content, or the text parts of its parts array joined. */
+export function messageText(m: ChatMessage | undefined): string | null {
+  if (!m || m.content === null) return null;
+  if (typeof m.content === "string") return m.content;
+  const texts = m.content.map(partText).filter((t): t is string => t !== null);
+  return texts.length > 0 ? texts.join("\n") : null;
+}
+
+function partText(p: unknown): string | null {
+  if (typeof p === "string") return p;
+  if (!isRec(p)) return null;
+  const inner = isRec(p.message_content) ? p.message_content : p;
+  return str(inner.text) ?? str(inner.content) ?? null;
+}
+
+/** A part is text when it is a string or has text and no declared non-text type. */
+function isTextPart(p: unknown): boolean {
+  if (typeof p === "string") return true;
+  if (!isRec(p)) return false;
+  const inner = isRec(p.message_content) ? p.message_content : p;
+  const type = str(inner.type);
+  if (type !== null && !["text", "input_text", "output_text"].includes(type)) return false;
+  return partText(p) !== null;
+}
+
+/**
+ * OpenInference `{message_content: {type: "text", text}}` → `{type: "text", text}`;
+ * `{message_content: {type: "image", image: {image: {url}}}}` → `{type: "image_url", image_url: {url}}`
+ * (the OpenAI part the instrumentation flattened); any other part is kept as written.
+ */
+function partOf(p: unknown): unknown {
+  if (!isRec(p) || !isRec(p.message_content)) return p;
+  const mc = p.message_content;
+  if (mc.type === "text" && typeof mc.text === "string") return { type: "text", text: mc.text };
+  const url = isRec(mc.image) && isRec(mc.image.image) ? str(mc.image.image.url) : null;
+  if (mc.type === "image" && url !== null) return { type: "image_url", image_url: { url } };
+  return mc;
+}
+
+/**
+ * Content of a message that may be a string, a list of parts or an object: a string for text
+ * (parts joined by "\n"), or the parts array itself (each part kept exactly) as soon as one part
+ * is not text, so the recorded request of a vision call is what was really sent.
+ */
+function contentOf(c: unknown): string | ContentPart[] | null {
+  if (Array.isArray(c) && c.length > 0 && !c.every(isTextPart)) return c.map(partOf) as ContentPart[];
+  return contentText(c);
 }
 
 /** Text of a message `content` that may be a string, a list of parts or an object. */
@@ -362,14 +422,7 @@ function contentText(c: unknown): string | null {
   if (c === null || c === undefined) return null;
   if (typeof c === "string") return c;
   if (Array.isArray(c)) {
-    const texts = c
-      .map((p) => {
-        if (typeof p === "string") return p;
-        if (!isRec(p)) return null;
-        const inner = isRec(p.message_content) ? p.message_content : p;
-        return str(inner.text) ?? str(inner.content) ?? null;
-      })
-      .filter((t): t is string => t !== null);
+    const texts = c.map(partText).filter((t): t is string => t !== null);
     return texts.length > 0 ? texts.join("\n") : asText(c);
   }
   if (isRec(c)) return str(c.text) ?? str(c.content) ?? asText(c);
@@ -390,7 +443,7 @@ function toolCallOf(x: unknown): ChatToolCall | null {
 
 function messageOf(item: unknown, defaultRole: string): ChatMessage | null {
   if (item === null || item === undefined) return null;
-  if (!isRec(item)) return { role: defaultRole, content: contentText(item) };
+  if (!isRec(item)) return { role: defaultRole, content: contentOf(item) };
   // OpenInference un-flattened `{message: {...}}`, pydantic-ai `gen_ai.choice` `{index, message}`.
   if (isRec(item.message) && item.role === undefined) return messageOf(item.message, defaultRole);
   const type = str(item.type);
@@ -407,6 +460,9 @@ function messageOf(item: unknown, defaultRole: string): ChatMessage | null {
   // GenAI semconv parts: [{type:text, content}, {type:tool_call, id, name, arguments}, {type:tool_call_response, id, response}]
   if (Array.isArray(item.parts)) {
     const texts: string[] = [];
+    // Content parts other than tool calls/responses, as written; kept whole when one is not text.
+    const kept: ContentPart[] = [];
+    let hasMedia = false;
     const calls: ChatToolCall[] = [];
     let toolCallId: string | undefined;
     for (const p of item.parts) {
@@ -418,13 +474,15 @@ function messageOf(item: unknown, defaultRole: string): ChatMessage | null {
         toolCallId = str(p.id) ?? toolCallId;
         texts.push(asText(p.response ?? p.result));
       } else {
+        kept.push(p);
+        if (p.type !== undefined && p.type !== "text") hasMedia = true;
         const t = contentText(p.content ?? p.text ?? null);
         if (t !== null) texts.push(t);
       }
     }
     return clean({
       role,
-      content: texts.length > 0 ? texts.join("\n") : null,
+      content: hasMedia ? kept : texts.length > 0 ? texts.join("\n") : null,
       tool_calls: calls.length > 0 ? calls : undefined,
       tool_call_id: toolCallId,
     });
@@ -432,7 +490,7 @@ function messageOf(item: unknown, defaultRole: string): ChatMessage | null {
   const rawCalls = arr(item.tool_calls)
     .map(toolCallOf)
     .filter((t): t is ChatToolCall => t !== null);
-  const content = contentText(item.content ?? item.contents ?? null);
+  const content = contentOf(item.content ?? item.contents ?? null);
   return clean({
     role,
     content,
@@ -467,7 +525,8 @@ export function finalText(v: unknown): string {
   const msgs = normalizeMessages(v, "assistant") ?? [];
   for (let i = msgs.length - 1; i >= 0; i--) {
     const m = msgs[i];
-    if (m.role === "assistant" && m.content) return m.content;
+    const t = m.role === "assistant" ? messageText(m) : null;
+    if (t) return t;
   }
   return asText(v);
 }
@@ -1293,7 +1352,7 @@ function llmLabel(s: OtelSpan, out: ChatMessage[]): string {
   const model = requestModelOf(s) ?? s.name;
   const calls = out.flatMap((m) => m.tool_calls ?? []);
   if (calls.length > 0) return `${model} → ${calls.map((c) => `${c.name ?? "?"}(${asText(c.arguments)})`).join(", ")}`;
-  const text = [...out].reverse().find((m) => m.content)?.content;
+  const text = [...out].reverse().map(messageText).find((t) => t);
   return `${model}: ${text ?? asText(s.output)}`;
 }
 
@@ -1304,14 +1363,14 @@ function promptOf(
   root: OtelSpan | null,
 ): string {
   for (const g of llms) {
-    const u = (inMsgs.get(g.id) ?? []).find((m) => m.role === "user" && m.content);
-    if (u?.content) return u.content;
+    const u = (inMsgs.get(g.id) ?? []).find((m) => m.role === "user" && messageText(m));
+    if (u) return messageText(u)!;
   }
   for (const v of [traceInput, root?.input]) {
     if (v === null || v === undefined) continue;
     if (typeof v === "string") return v;
-    const u = (normalizeMessages(v, "user") ?? []).find((m) => m.role === "user" && m.content);
-    return u?.content ?? asText(v);
+    const u = (normalizeMessages(v, "user") ?? []).find((m) => m.role === "user" && messageText(m));
+    return messageText(u) ?? asText(v);
   }
   return "";
 }

@@ -4,6 +4,7 @@
  * fields are columns, types/agents/statuses are indices into small tables, and edges are index
  * triples: about a third of the size, expanded in O(n) in the browser.
  */
+import type { NodeTiming } from "./timing";
 import type { GraphEdgeLite, GraphNodeLite } from "./types";
 
 export interface CompactGraph {
@@ -20,6 +21,8 @@ export interface CompactGraph {
   kindTable: string[];
   /** Edges as flat triples [fromIndex, toIndex, kindIndex, ...] (indices into `ids`). */
   edges: number[];
+  /** Per node, its timing or null; absent when no node has one (Who&When, MAD). */
+  timing?: Array<NodeTiming | null>;
 }
 
 function tabler<T>() {
@@ -68,6 +71,7 @@ export function compactGraph(nodes: readonly GraphNodeLite[], edges: readonly Gr
     statusTable: s.table,
     kindTable: k.table,
     edges: flat,
+    ...(sorted.some((n) => n.timing) ? { timing: sorted.map((n) => n.timing ?? null) } : {}),
   };
 }
 
@@ -80,6 +84,7 @@ export function expandGraph(g: CompactGraph): { nodes: GraphNodeLite[]; edges: G
     label: g.labels[i],
     status: g.statusTable[g.statuses[i]],
     orderIndex: i,
+    ...(g.timing?.[i] ? { timing: g.timing[i]! } : {}),
   }));
   const edges: GraphEdgeLite[] = [];
   for (let i = 0; i < g.edges.length; i += 3) edges.push({ from: g.ids[g.edges[i]], to: g.ids[g.edges[i + 1]], kind: g.kindTable[g.edges[i + 2]] });

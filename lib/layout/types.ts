@@ -1,4 +1,5 @@
 /** Shapes shared by the layout functions and the inspector (pure, framework-free). */
+import type { NodeTiming } from "./timing";
 
 /** One node of the event-dependency graph as the inspector needs it (no content). */
 export interface GraphNodeLite {
@@ -9,6 +10,8 @@ export interface GraphNodeLite {
   status: string | null;
   /** Position in the observed order O (0-based). */
   orderIndex: number;
+  /** Start, duration and tokens when the trace has them (OTel / Langfuse imports); see `timing.ts`. */
+  timing?: NodeTiming;
 }
 
 export interface GraphEdgeLite {
