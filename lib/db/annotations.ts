@@ -377,8 +377,12 @@ export async function saveDraft(db: Db, viewer: Viewer, o: { caseId: string; kin
   return view!;
 }
 
-/** Submit the viewer's initial annotation: validates every protocol rule, then locks it. */
-export async function submitInitial(db: Db, viewer: Viewer, o: { caseId: string; version: number }): Promise<AnnotationView> {
+/**
+ * Submit the viewer's initial annotation: validates every protocol rule, then locks it. Records
+ * `warningsShown` (the earliest-node warnings for the submitted tuple, lib/symptoms
+ * EarliestWarning[]) and whether the assignment was assisted (issue 12).
+ */
+export async function submitInitial(db: Db, viewer: Viewer, o: { caseId: string; version: number; warningsShown?: unknown[] }): Promise<AnnotationView> {
   await assertMayWrite(db, viewer, o.caseId, "initial");
   const own = await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "initial" });
   if (!own) throw new WorkflowError(400, "nothing to submit: save a draft first", [{ field: "categories", message: "Choose at least one category (C1–C4)." }]);
@@ -388,7 +392,11 @@ export async function submitInitial(db: Db, viewer: Viewer, o: { caseId: string;
   const errors = validateForSubmit(own, g);
   if (errors.length) throw new WorkflowError(400, "the annotation cannot be submitted yet", errors);
   await db.$transaction(async (tx) => {
-    const n = await tx.annotation.updateMany({ where: { id: own.id, version: o.version, status: "draft" }, data: { status: "submitted", submittedAt: new Date(), version: { increment: 1 } } });
+    const asg = await tx.assignment.findFirst({ where: { caseId: o.caseId, userId: viewer.id, role: "annotator" }, select: { assisted: true } });
+    const n = await tx.annotation.updateMany({
+      where: { id: own.id, version: o.version, status: "draft" },
+      data: { status: "submitted", submittedAt: new Date(), version: { increment: 1 }, assisted: asg?.assisted ?? false, warningsShownJson: o.warningsShown ? JSON.stringify(o.warningsShown) : null },
+    });
     if (n.count === 0) throw new WorkflowError(409, "this annotation was changed elsewhere; reload before submitting");
     await tx.assignment.updateMany({ where: { caseId: o.caseId, userId: viewer.id, role: "annotator" }, data: { status: "submitted", submittedAt: new Date() } });
     await audit(tx, { actorId: viewer.id, action: "annotation.submit", entityType: "annotation", entityId: own.id, caseId: o.caseId, data: { tuple: tupleOf(own) } });
@@ -404,9 +412,10 @@ function tupleOf(f: AnnotationFields): StrictTuple {
  * Finalize a case (adjudication): validates the final like a submission, stores it with its
  * relation to the three initial annotations, and marks the case finalized. When two adjudicators
  * finalize at once, the first to commit wins; the other gets WorkflowError 409 and their attempt
- * (with its content) is kept in the audit trail.
+ * (with its content) is kept in the audit trail. `warningsShown`: the earliest-node warnings for
+ * the final tuple (stored as JSON on the annotation row).
  */
-export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; fields: AnnotationFields }): Promise<AnnotationView> {
+export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; fields: AnnotationFields; warningsShown?: unknown[] }): Promise<AnnotationView> {
   const attempt = async (action: string, data: Record<string, unknown>) =>
     audit(db, { actorId: viewer.id, action, entityType: "case", entityId: o.caseId, caseId: o.caseId, data: { fields: o.fields, ...data } });
   try {
@@ -436,7 +445,7 @@ export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; 
       // annotation's foreign-key lock against the case update).
       const won = await tx.case.updateMany({ where: { id: o.caseId, finalAnnotationId: null }, data: { finalAnnotationId: annotationId, finalizedAt: new Date(), finalizedById: viewer.id } });
       if (won.count === 0) throw new WorkflowError(409, "another adjudicator finalized this case first; your final was not saved as the case's final (it is kept in the audit trail)");
-      const row = { ...fieldsToRow(o.fields), status: "submitted", submittedAt: new Date(), relationJson: JSON.stringify(relation) };
+      const row = { ...fieldsToRow(o.fields), status: "submitted", submittedAt: new Date(), relationJson: JSON.stringify(relation), warningsShownJson: o.warningsShown ? JSON.stringify(o.warningsShown) : null };
       const a = cur
         ? await tx.annotation.update({ where: { id: cur.id }, data: { ...row, version: { increment: 1 } } })
         : await tx.annotation.create({ data: { id: annotationId, caseId: o.caseId, userId: viewer.id, kind: "final", ...row, version: 1 } });

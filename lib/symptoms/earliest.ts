@@ -74,7 +74,11 @@ export function earliestNodeWarnings(input: EarliestCheckInput): EarliestWarning
     seen[start] = 1;
     while (stack.length) {
       const v = stack.pop()!;
-      for (const w of adj[v]) if (!seen[w]) (seen[w] = 1), stack.push(w);
+      for (const w of adj[v])
+        if (!seen[w]) {
+          seen[w] = 1;
+          stack.push(w);
+        }
     }
     seen[start] = 0;
     return seen;
