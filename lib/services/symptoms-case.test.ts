@@ -5,7 +5,7 @@ import { parseJsonText, type ReplayBundle } from "../bundle";
 import type { AnnotationFields, Viewer } from "../annotation";
 import { assignCases, importCase, saveDraft, submitInitial, upsertUser, type DbHandle } from "../db";
 import { freshTestDb } from "../db/test-db";
-import { caseDetection, caseEarliestCheck, warningsForFields } from "./symptoms-case";
+import { caseDetection, caseEarliestCheck, symptomLayerFor, warningsForFields } from "./symptoms-case";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = parseJsonText(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8")) as ReplayBundle;
@@ -51,5 +51,32 @@ describe("earliest-node check on a stored case", () => {
     expect(row.assisted).toBe(false);
     expect(JSON.parse(row.warningsShownJson!)).toEqual(warningsShown);
     expect((JSON.parse(row.warningsShownJson!) as Array<{ nodeId: string }>)[0].nodeId).toBe("tool_call_0002");
+  });
+});
+
+describe("symptom layer visibility (blindness, enforced on the server)", () => {
+  test("an annotator without assisted gets no detection data before submitting and gets it after; assisted gets it before; a researcher always", async () => {
+    const { caseId } = await importCase(h.db, { bundle: { ...gold, id: `s/${++n}` } });
+    const admin = await user(["admin"]);
+    const [plain, helped, researcher] = [await user(["annotator"]), await user(["annotator"]), await user(["researcher"])];
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [plain.id] });
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [plain.id, helped.id], assisted: false });
+    expect(await symptomLayerFor(h.db, plain, caseId)).toBeNull();
+    expect(await symptomLayerFor(h.db, helped, caseId)).toBeNull();
+    const r = await symptomLayerFor(h.db, researcher, caseId);
+    expect(r!.anchor).toBe("llm_call_0003");
+    expect(r!.nodes.find((x) => x.id === "tool_call_0002")!.rules.map((x) => x.id)).toEqual(["C2.repeated-action"]);
+    // an admin makes helped's existing assignment assisted (only the chosen annotator)
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [helped.id], assisted: true });
+    expect((await symptomLayerFor(h.db, helped, caseId))!.anchor).toBe("llm_call_0003");
+    expect(await symptomLayerFor(h.db, plain, caseId)).toBeNull();
+    // plain submits: now they see it; the annotation records assisted = false, helped's = true
+    for (const v of [plain, helped]) {
+      const d = await saveDraft(h.db, v, { caseId, kind: "initial", version: 0, fields: { ...fields, evidence: [] } });
+      await submitInitial(h.db, v, { caseId, version: d.version });
+    }
+    expect((await symptomLayerFor(h.db, plain, caseId))!.nodes.length).toBe(4);
+    const rows = await h.db.annotation.findMany({ where: { caseId }, select: { userId: true, assisted: true } });
+    expect(Object.fromEntries(rows.map((x) => [x.userId, x.assisted]))).toEqual({ [plain.id]: false, [helped.id]: true });
   });
 });

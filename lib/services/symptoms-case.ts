@@ -8,7 +8,8 @@
  * only after the annotator chose a node and a category of that rule).
  */
 import { detectSymptoms, EarliestCheckError, earliestNodeWarnings, type Category, type DetectionResult, type EarliestWarning } from "../symptoms";
-import { exportBundle, getCaseBundleHash, type Db } from "../db";
+import { exportBundle, getCaseBundleHash, mayViewerSeeSymptoms, type Db } from "../db";
+import type { Viewer } from "../annotation";
 import type { ReplayBundle } from "../bundle";
 
 const MAX_CACHED = 64;
@@ -65,4 +66,35 @@ export async function warningsForFields(
     if (e instanceof EarliestCheckError) return undefined;
     throw e;
   }
+}
+
+/** What the inspector's symptom layer needs (rules only): the anchor and, per node where a rule fired, c_f and the rules. */
+export interface SymptomLayer {
+  mode: DetectionResult["mode"];
+  threshold: number;
+  /** The intervention anchor (an LLM boundary), or null. */
+  anchor: string | null;
+  /** The eligible node the anchor was chosen from (the offline anchor when nothing is replayable). */
+  anchorNode: string | null;
+  nodes: Array<{ id: string; cf: number; eligible: boolean; categories: Category[]; rules: Array<{ id: string; category: Category; evidence: Array<{ path: string; quote: string; nodeId?: string }> }> }>;
+}
+
+/**
+ * The symptom layer of a case for this viewer, or null when the viewer may not see detector
+ * output (an annotator before submitting, unless their assignment is assisted: lib/annotation
+ * canSeeSymptoms) or there is no such case. Blindness is enforced here, on the server: callers
+ * pass the result to the client as is.
+ */
+export async function symptomLayerFor(db: Db, viewer: Viewer, caseId: string): Promise<SymptomLayer | null> {
+  if (!(await mayViewerSeeSymptoms(db, viewer, caseId))) return null;
+  const d = await caseDetection(db, caseId);
+  if (!d) return null;
+  const x = d.detection;
+  return {
+    mode: x.mode,
+    threshold: x.threshold,
+    anchor: x.anchor,
+    anchorNode: x.anchorNode,
+    nodes: x.nodes.map((v) => ({ id: v.id, cf: v.cf, eligible: v.eligible, categories: v.categories, rules: v.rules.map((r) => ({ id: r.id, category: r.category, evidence: r.evidence })) })),
+  };
 }
