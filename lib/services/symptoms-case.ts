@@ -7,7 +7,7 @@
  * and categories, which the issue allows in the annotation form (it names an upstream rule hit
  * only after the annotator chose a node and a category of that rule).
  */
-import { detectSymptoms, EarliestCheckError, earliestNodeWarnings, type Category, type DetectionResult, type EarliestWarning } from "../symptoms";
+import { detectSymptoms, EarliestCheckError, earliestNodeWarnings, symptomLayer, type Category, type DetectionResult, type EarliestWarning, type SymptomLayer } from "../symptoms";
 import { exportBundle, getCaseBundleHash, mayViewerSeeSymptoms, type Db } from "../db";
 import type { Viewer } from "../annotation";
 import type { ReplayBundle } from "../bundle";
@@ -68,17 +68,6 @@ export async function warningsForFields(
   }
 }
 
-/** What the inspector's symptom layer needs (rules only): the anchor and, per node where a rule fired, c_f and the rules. */
-export interface SymptomLayer {
-  mode: DetectionResult["mode"];
-  threshold: number;
-  /** The intervention anchor (an LLM boundary), or null. */
-  anchor: string | null;
-  /** The eligible node the anchor was chosen from (the offline anchor when nothing is replayable). */
-  anchorNode: string | null;
-  nodes: Array<{ id: string; cf: number; eligible: boolean; categories: Category[]; rules: Array<{ id: string; category: Category; evidence: Array<{ path: string; quote: string; nodeId?: string }> }> }>;
-}
-
 /**
  * The symptom layer of a case for this viewer, or null when the viewer may not see detector
  * output (an annotator before submitting, unless their assignment is assisted: lib/annotation
@@ -89,12 +78,5 @@ export async function symptomLayerFor(db: Db, viewer: Viewer, caseId: string): P
   if (!(await mayViewerSeeSymptoms(db, viewer, caseId))) return null;
   const d = await caseDetection(db, caseId);
   if (!d) return null;
-  const x = d.detection;
-  return {
-    mode: x.mode,
-    threshold: x.threshold,
-    anchor: x.anchor,
-    anchorNode: x.anchorNode,
-    nodes: x.nodes.map((v) => ({ id: v.id, cf: v.cf, eligible: v.eligible, categories: v.categories, rules: v.rules.map((r) => ({ id: r.id, category: r.category, evidence: r.evidence })) })),
-  };
+  return symptomLayer(d.detection);
 }

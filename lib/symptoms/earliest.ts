@@ -96,3 +96,25 @@ export function earliestNodeWarnings(input: EarliestCheckInput): EarliestWarning
   }
   return warnings;
 }
+
+/** What the inspector's symptom layer needs (rules only): the anchor and, per node where a rule fired, c_f and the rules. */
+export interface SymptomLayer {
+  mode: DetectionResult["mode"];
+  threshold: number;
+  /** The intervention anchor (an LLM boundary), or null. */
+  anchor: string | null;
+  /** The eligible node the anchor was chosen from (the offline anchor when nothing is replayable). */
+  anchorNode: string | null;
+  nodes: Array<{ id: string; cf: number; eligible: boolean; categories: Category[]; rules: Array<{ id: string; category: Category; evidence: Array<{ path: string; quote: string; nodeId?: string }> }> }>;
+}
+
+/** The compact symptom layer of a detection result (what the inspector draws). */
+export function symptomLayer(x: DetectionResult): SymptomLayer {
+  return {
+    mode: x.mode,
+    threshold: x.threshold,
+    anchor: x.anchor,
+    anchorNode: x.anchorNode,
+    nodes: x.nodes.map((v) => ({ id: v.id, cf: v.cf, eligible: v.eligible, categories: v.categories, rules: v.rules.map((r) => ({ id: r.id, category: r.category, evidence: r.evidence })) })),
+  };
+}
