@@ -23,6 +23,8 @@ const assignForm = z.object({
   q: z.string().optional(),
   perCase: z.coerce.number().int().min(1).max(10),
   adjudicatorId: z.string().optional(),
+  /** Checkbox "assisted annotation": "on" when ticked. */
+  assisted: z.literal("on").optional(),
 });
 
 /**
@@ -51,10 +53,11 @@ export async function assignByFilterAction(_prev: ActionState, form: FormData): 
       perCase: annotatorIds.length ? undefined : f.data.perCase,
       annotatorIds: annotatorIds.length ? annotatorIds : undefined,
       adjudicatorId: f.data.adjudicatorId || null,
+      assisted: f.data.assisted === "on",
     });
     revalidatePath("/admin");
     const n = r.reduce((s, x) => s + x.annotators.length, 0);
-    return { ...keep, ok: `${cases.length} case(s) assigned; ${n} new annotator assignment(s)${annotatorIds.length ? ` to the ${annotatorIds.length} chosen annotator(s)` : ""}${f.data.adjudicatorId ? ", adjudicator set" : ""}.` };
+    return { ...keep, ok: `${cases.length} case(s) assigned; ${n} new annotator assignment(s)${annotatorIds.length ? ` to the ${annotatorIds.length} chosen annotator(s)` : ""}${f.data.adjudicatorId ? ", adjudicator set" : ""}${f.data.assisted ? ", assisted annotation on" : ""}.` };
   } catch (e) {
     return { ...keep, error: e instanceof WorkflowError ? e.message : "assignment failed" };
   }

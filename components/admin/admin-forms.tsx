@@ -54,6 +54,10 @@ export function AssignForm({
           ))}
         </select>
       </label>
+      <label className="col-span-2 flex items-start gap-2 text-xs text-slate-600" title="Annotators see the symptom layer (detector output) before submitting; recorded with each annotation so assisted and unassisted agreement can be compared">
+        <input type="checkbox" name="assisted" defaultChecked={v.assisted === "on"} data-testid="assign-assisted" />
+        <span>Assisted annotation: these annotators see the symptom layer before they submit (recorded with each annotation)</span>
+      </label>
       <label className="col-span-2 flex flex-col gap-1 text-xs text-slate-600">
         <span>Annotators (chosen: each of them gets every case; none chosen: drawn from all, least loaded first)</span>
         <select name="annotatorIds" multiple defaultValue={chosen} size={Math.min(6, Math.max(2, annotators.length))} className="rounded border border-slate-300 px-2 py-1 text-sm">

@@ -105,7 +105,7 @@ export function AdjudicatePanel({
         <SaveStatus save={draft.save} onAdopt={draft.adoptServerCopy} />
       </div>
       <p className="text-xs text-slate-500">Not a vote: you may revise any decision or choose a tuple no annotator proposed. Categories: {CATEGORIES.join(", ")}.</p>
-      <AnnotationForm value={draft.fields} onChange={draft.setFields} errors={draft.errors} selectedNode={selectedNode} onSelectNode={select} readOnly={false} idPrefix="final" />
+      <AnnotationForm value={draft.fields} onChange={draft.setFields} errors={draft.errors} selectedNode={selectedNode} onSelectNode={select} readOnly={false} idPrefix="final" caseKey={caseKey} />
       {message ? (
         <p role="alert" className={`rounded px-2 py-1 text-sm ${message.tone === "error" ? "bg-red-50 text-red-800" : "bg-emerald-50 text-emerald-800"}`}>
           {message.text}

@@ -63,7 +63,7 @@ export function AnnotatePanel({
           An admin reopened this annotation{reopened.reason ? `: ${reopened.reason}` : ""}. Revise it and submit again.
         </p>
       ) : null}
-      <AnnotationForm value={draft.fields} onChange={draft.setFields} errors={draft.errors} selectedNode={selectedNode} onSelectNode={select} readOnly={locked} idPrefix="initial" />
+      <AnnotationForm value={draft.fields} onChange={draft.setFields} errors={draft.errors} selectedNode={selectedNode} onSelectNode={select} readOnly={locked} idPrefix="initial" caseKey={caseKey} />
       {message ? (
         <p role="alert" className="rounded bg-red-50 px-2 py-1 text-sm text-red-800">
           {message}

@@ -3,6 +3,7 @@
 import { useEffect } from "react";
 import { CATEGORIES, CATEGORY_INFO, C2_C3_RULE, CONFIDENCE, CONFIDENCE_INFO, NODE_RULE, type AnnotationFields, type Category, type FieldError } from "@/lib/annotation";
 import type { GraphNodeLite } from "@/lib/layout";
+import { EarliestWarnings } from "./earliest-warnings";
 
 /**
  * The strict tuple plus confidence, rationale and evidence (annotation-protocol.md). A pure view:
@@ -16,6 +17,7 @@ export function AnnotationForm({
   onSelectNode,
   readOnly,
   idPrefix,
+  caseKey,
 }: {
   value: AnnotationFields;
   onChange: (next: AnnotationFields) => void;
@@ -24,6 +26,8 @@ export function AnnotationForm({
   onSelectNode: (id: string) => void;
   readOnly: boolean;
   idPrefix: string;
+  /** When given, the earliest-node check runs for the chosen node (warnings under "Failure node"). */
+  caseKey?: string;
 }) {
   const err = (field: string) => errors.filter((e) => e.field === field || e.field.startsWith(field + "[")).map((e) => e.message);
   const set = (patch: Partial<AnnotationFields>) => onChange({ ...value, ...patch });
@@ -110,6 +114,7 @@ export function AnnotationForm({
           ) : null}
         </div>
         <FieldErrors messages={[...err("nodeId"), ...err("nodeType")]} />
+        {caseKey && !readOnly ? <EarliestWarnings caseKey={caseKey} value={value} onSelectNode={onSelectNode} /> : null}
       </div>
       <div>
         <p className="mb-1 font-semibold" id={`${idPrefix}-conf`}>

@@ -3,6 +3,7 @@
 import { useCallback, useMemo, useState } from "react";
 import { expandGraph, type CompactGraph } from "@/lib/layout";
 import { Inspector, type SideTab } from "@/components/trace/inspector";
+import type { SymptomLayer } from "@/lib/symptoms";
 import { ReplayDialog } from "@/components/replay/replay-dialog";
 import { ReplayRuns } from "@/components/replay/replay-runs";
 import { AdjudicatePanel, type InitialView } from "./adjudicate-panel";
@@ -27,6 +28,7 @@ export function CaseWorkbench({
   initials,
   final,
   canReplay = false,
+  symptoms = null,
 }: {
   bundleId: string;
   /** The event-dependency graph in its compact wire form (lib/layout/compact.ts). */
@@ -39,6 +41,8 @@ export function CaseWorkbench({
   final: InitialView | null;
   /** The viewer may start and see replays of this case. */
   canReplay?: boolean;
+  /** The symptom layer, only when the server allows this viewer to see it (lib/services symptomLayerFor). */
+  symptoms?: SymptomLayer | null;
 }) {
   const [replayNode, setReplayNode] = useState<string | null>(null);
   const [replayTick, setReplayTick] = useState(0);
@@ -109,6 +113,7 @@ export function CaseWorkbench({
       evidence={fields.evidence}
       onReplay={canReplay ? setReplayNode : undefined}
       defaultTab={mode === "annotate" ? "annotate" : mode === "adjudicate" ? "adjudicate" : "node"}
+      symptoms={symptoms}
     />
     {replayNode ? (
       <ReplayDialog

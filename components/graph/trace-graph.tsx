@@ -28,6 +28,7 @@ export function TraceGraph({
   fitSignal,
   centreSignal,
   marks,
+  symptomCf,
 }: {
   nodes: GraphNodeLite[];
   edges: GraphEdgeLite[];
@@ -42,6 +43,8 @@ export function TraceGraph({
   centreSignal: number;
   /** Badges per node id (e.g. annotators who chose it). */
   marks?: Map<string, string[]>;
+  /** Symptom layer: c_f per node where a rule fired (nodes get a red halo whose strength is c_f). */
+  symptomCf?: Map<string, number>;
 }) {
   const rf = useReactFlow();
   const box = useRef<HTMLDivElement>(null);
@@ -123,7 +126,7 @@ export function TraceGraph({
         height: layout.nodeHeight,
         selected: id === selectedId,
         draggable: false,
-        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent), marks: marks?.get(id), hiddenEdges: hidden.get(id) },
+        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent), marks: marks?.get(id), cf: symptomCf?.get(id), hiddenEdges: hidden.get(id) },
       });
     }
     const flowEdges: Edge[] = edgeIdx.map((i) => {
@@ -144,7 +147,7 @@ export function TraceGraph({
       };
     });
     return { flowNodes: traceNodes as Node[], flowEdges };
-  }, [visibleIds, edges, adj, layout, byId, selectedId, matches, colourOf, marks, viewport, screen]);
+  }, [visibleIds, edges, adj, layout, byId, selectedId, matches, colourOf, marks, symptomCf, viewport, screen]);
 
   useEffect(() => {
     if (flowNodes.length > 0 && typeof performance !== "undefined") {

@@ -12,6 +12,8 @@ export type TraceNodeData = {
   isMatch: boolean;
   agentColor: string;
   marks?: string[];
+  /** Symptom layer (issue 12): c_f ∈ [0, 1] of a node where a rule fired; undefined otherwise or when the layer is off. */
+  cf?: number;
   /** Edges of this node not drawn (windowed out: their other end is off screen). */
   hiddenEdges?: { out: number; in: number };
 };
@@ -37,6 +39,8 @@ export const TraceNode = memo(function TraceNode({ id, data, selected }: NodePro
       } ${bad ? "outline-2 outline-offset-2 outline-red-600" : ""}`}
       data-type={data.type}
       data-match={data.isMatch || undefined}
+      data-cf={data.cf !== undefined ? data.cf.toFixed(3) : undefined}
+      style={data.cf !== undefined ? { boxShadow: `0 0 0 ${2 + Math.round(data.cf * 6)}px rgba(220, 38, 38, ${(0.25 + 0.75 * data.cf).toFixed(2)})` } : undefined}
       title={`${id} · ${data.type}${data.agent ? " · " + data.agent : ""}${data.status ? " · " + data.status : ""}`}
     >
       <Handle type="target" position={Position.Top} className="!h-1.5 !w-1.5 !border-0 !bg-slate-400" />

@@ -9,6 +9,8 @@ import { TraceGraph } from "@/components/graph/trace-graph";
 import { useElkLayout } from "@/components/graph/use-elk-layout";
 import { KeyboardHelp } from "./keyboard-help";
 import { NodePanel } from "./node-panel";
+import { SymptomRules } from "./symptom-rules";
+import type { SymptomLayer } from "@/lib/symptoms";
 import { Timeline } from "./timeline";
 
 /**
@@ -32,6 +34,7 @@ export function Inspector({
   evidence,
   onReplay,
   defaultTab = "node",
+  symptoms,
 }: {
   bundleId: string;
   nodes: GraphNodeLite[];
@@ -49,6 +52,8 @@ export function Inspector({
   onReplay?: (nodeId: string) => void;
   /** The side tab open at first ("node" unless given). */
   defaultTab?: string;
+  /** The symptom layer, when the server sent it to this viewer (lib/services symptomLayerFor); enables the "Symptoms" toggle. */
+  symptoms?: SymptomLayer | null;
 }) {
   const caseKey = encodeURIComponent(bundleId);
   const [selectedId, setSelectedId] = useState<string | null>(initialNodeId ?? nodes[0]?.id ?? null);
@@ -65,6 +70,15 @@ export function Inspector({
   const [fitSignal, setFitSignal] = useState(0);
   const [centreSignal, setCentreSignal] = useState(0);
   const [tab, setTab] = useState<string>(defaultTab);
+  const [showSymptoms, setShowSymptoms] = useState(false);
+  const symptomCf = useMemo(() => (showSymptoms && symptoms ? new Map(symptoms.nodes.map((n) => [n.id, n.cf])) : undefined), [showSymptoms, symptoms]);
+  const shownMarks = useMemo(() => {
+    const anchor = symptoms?.anchor ?? symptoms?.anchorNode;
+    if (!showSymptoms || !anchor) return marks;
+    const m = new Map(marks ?? []);
+    m.set(anchor, [...(m.get(anchor) ?? []), "anchor"]);
+    return m;
+  }, [showSymptoms, symptoms, marks]);
   const searchRef = useRef<HTMLInputElement>(null);
   // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft
   // navigation: follow it (adjusting state during render, not in an effect).
@@ -249,6 +263,18 @@ export function Inspector({
           </label>
           {mode === "layered" && !elk.layout && !elk.error ? <span className="text-xs text-slate-500">laying out…</span> : null}
           {elk.error ? <span className="text-xs text-red-700">ELK: {elk.error}</span> : null}
+          {symptoms ? (
+            <button
+              type="button"
+              aria-pressed={showSymptoms}
+              data-testid="symptoms-toggle"
+              title={`Colour nodes by c_f and mark the intervention anchor (${symptoms.mode})`}
+              className={`rounded border px-2 py-0.5 text-xs ${showSymptoms ? "border-red-600 bg-red-50 text-red-800" : ""}`}
+              onClick={() => setShowSymptoms((x) => !x)}
+            >
+              Symptoms
+            </button>
+          ) : null}
           <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => setFitSignal((s) => s + 1)}>
             Fit (f)
           </button>
@@ -259,7 +285,7 @@ export function Inspector({
       </div>
       <div className="grid min-h-0 flex-1 grid-cols-[20rem_minmax(0,1fr)_26rem]">
         <div className="min-h-0 border-r border-slate-200">
-          <Timeline nodes={nodes} selectedId={selectedId} matches={matchSet} onSelect={select} marks={marks} />
+          <Timeline nodes={nodes} selectedId={selectedId} matches={matchSet} onSelect={select} marks={shownMarks} />
         </div>
         <div className="min-h-0">
           <ReactFlowProvider>
@@ -273,7 +299,8 @@ export function Inspector({
               onSelect={select}
               fitSignal={fitSignal}
               centreSignal={centreSignal}
-              marks={marks}
+              marks={shownMarks}
+              symptomCf={symptomCf}
             />
           </ReactFlowProvider>
         </div>
@@ -298,7 +325,10 @@ export function Inspector({
           <div className="min-h-0 flex-1 overflow-auto">
             {tab === "node" || !sideTabs.some((t) => t.id === tab) ? (
               selectedId ? (
-                <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} evidence={evidence} onReplay={onReplay} highlight={activeMatches.length ? query : undefined} />
+                <>
+                  <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} evidence={evidence} onReplay={onReplay} highlight={activeMatches.length ? query : undefined} />
+                  {showSymptoms && symptoms ? <SymptomRules layer={symptoms} nodeId={selectedId} onSelect={select} /> : null}
+                </>
               ) : (
                 <p className="p-4 text-sm text-slate-500">Select a node.</p>
               )

@@ -18,6 +18,8 @@ export interface CaseAccessState {
   hasSubmittedInitial: boolean;
   /** The viewer is assigned to adjudicate this case. */
   isAssignedAdjudicator: boolean;
+  /** The viewer's annotator assignment of this case is assisted (sees the symptom layer before submitting). */
+  isAssisted?: boolean;
 }
 
 /**
@@ -30,6 +32,15 @@ export function canSeeOthersWork(v: Viewer, s: CaseAccessState): boolean {
   if (s.hasSubmittedInitial) return true;
   if (s.isAssignedAnnotator) return false;
   return v.roles.some((r) => r === "admin" || r === "researcher" || r === "adjudicator");
+}
+
+/**
+ * May the viewer see the symptom layer (detector output: which rules fired, c_f, the anchor)?
+ * A detector's guess is a label (issue 12): whoever may see others' work, plus an assigned
+ * annotator whose assignment an admin made assisted, before submitting too.
+ */
+export function canSeeSymptoms(v: Viewer, s: CaseAccessState): boolean {
+  return canSeeOthersWork(v, s) || (s.isAssignedAnnotator && !!s.isAssisted);
 }
 
 export const hasRole = (v: Viewer | null | undefined, ...roles: Role[]) => !!v && v.roles.some((r) => roles.includes(r));

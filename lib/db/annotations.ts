@@ -6,6 +6,7 @@
  */
 import {
   canSeeOthersWork,
+  canSeeSymptoms,
   emptyAnnotationFields,
   formatCategories,
   hasRole,
@@ -68,19 +69,25 @@ export async function graphLookup(db: Db, caseId: string, contentOf: string[] = 
 /** What the viewer's relation to a case allows (assignment, submission). */
 export async function caseAccess(db: Db, viewer: Viewer, caseId: string): Promise<CaseAccessState> {
   const [asg, submitted] = await Promise.all([
-    db.assignment.findMany({ where: { caseId, userId: viewer.id }, select: { role: true } }),
+    db.assignment.findMany({ where: { caseId, userId: viewer.id }, select: { role: true, assisted: true } }),
     db.annotation.count({ where: { caseId, userId: viewer.id, kind: "initial", status: "submitted" } }),
   ]);
   return {
     isAssignedAnnotator: asg.some((a) => a.role === "annotator"),
     isAssignedAdjudicator: asg.some((a) => a.role === "adjudicator"),
     hasSubmittedInitial: submitted > 0,
+    isAssisted: asg.some((a) => a.role === "annotator" && a.assisted),
   };
 }
 
 /** May the viewer see others' work, the final, reference answers and labels of this case? */
 export async function mayViewerSeeOthers(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
   return canSeeOthersWork(viewer, await caseAccess(db, viewer, caseId));
+}
+
+/** May the viewer see the symptom layer (detector output) of this case? See canSeeSymptoms. */
+export async function mayViewerSeeSymptoms(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
+  return canSeeSymptoms(viewer, await caseAccess(db, viewer, caseId));
 }
 
 // ------------------------------------------------------------------ assignment
@@ -94,6 +101,9 @@ export async function mayViewerSeeOthers(db: Db, viewer: Viewer, caseId: string)
  *   id must name an account with the annotator role, and the adjudicator cannot be among them.
  * - no `annotatorIds`: each case is filled up to `perCase` (default 3) annotators drawn from all
  *   annotators, least loaded first (ties by id).
+ * - `assisted: true` (assisted annotation, issue 12): the new annotator assignments, and the
+ *   existing ones of the chosen annotators on these cases, let the annotator see the symptom
+ *   layer before submitting; recorded on each annotation at submit.
  * @returns per case, who was newly assigned (ids)
  * @throws WorkflowError 403 (not an admin), 400 (perCase out of 1..10 or not the number chosen, an
  *   id that is not an annotator, the adjudicator among the annotators, too few annotators) —
@@ -102,7 +112,7 @@ export async function mayViewerSeeOthers(db: Db, viewer: Viewer, caseId: string)
 export async function assignCases(
   db: Db,
   actor: Viewer,
-  o: { caseIds: string[]; perCase?: number; annotatorIds?: string[]; adjudicatorId?: string | null },
+  o: { caseIds: string[]; perCase?: number; annotatorIds?: string[]; adjudicatorId?: string | null; assisted?: boolean },
 ): Promise<Array<{ caseId: string; annotators: string[]; adjudicator: string | null }>> {
   if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can assign cases");
   const chosen = o.annotatorIds?.length ? [...new Set(o.annotatorIds)] : null;
@@ -145,16 +155,19 @@ export async function assignCases(
       const added: string[] = [];
       if (chosen) {
         for (const id of chosen) {
-          if (have.has(id)) continue;
+          if (have.has(id)) {
+            if (o.assisted) await tx.assignment.updateMany({ where: { caseId, userId: id, role: "annotator" }, data: { assisted: true } });
+            continue;
+          }
           if (existing.some((a) => a.role === "adjudicator" && a.userId === id)) throw new WorkflowError(400, `annotator ${id} already adjudicates case ${caseId}`);
-          await tx.assignment.create({ data: { caseId, userId: id, role: "annotator" } });
+          await tx.assignment.create({ data: { caseId, userId: id, role: "annotator", assisted: o.assisted ?? false } });
           added.push(id);
         }
       } else {
         const candidates = [...pool].filter((id) => !have.has(id) && id !== o.adjudicatorId).sort((a, b) => loads.get(a)! - loads.get(b)! || a.localeCompare(b));
         for (const id of candidates) {
           if (have.size + added.length >= perCase) break;
-          await tx.assignment.create({ data: { caseId, userId: id, role: "annotator" } });
+          await tx.assignment.create({ data: { caseId, userId: id, role: "annotator", assisted: o.assisted ?? false } });
           loads.set(id, (loads.get(id) ?? 0) + 1);
           added.push(id);
         }
@@ -165,7 +178,7 @@ export async function assignCases(
         await tx.assignment.create({ data: { caseId, userId: o.adjudicatorId, role: "adjudicator" } });
         adj = o.adjudicatorId;
       }
-      if (added.length || adj) await audit(tx, { actorId: actor.id, action: "assignment.create", entityType: "case", entityId: caseId, caseId, data: { annotators: added, adjudicator: adj } });
+      if (added.length || adj) await audit(tx, { actorId: actor.id, action: "assignment.create", entityType: "case", entityId: caseId, caseId, data: { annotators: added, adjudicator: adj, ...(o.assisted ? { assisted: true } : {}) } });
       return { caseId, annotators: added, adjudicator: adj };
     });
     out.push(res);
@@ -377,8 +390,12 @@ export async function saveDraft(db: Db, viewer: Viewer, o: { caseId: string; kin
   return view!;
 }
 
-/** Submit the viewer's initial annotation: validates every protocol rule, then locks it. */
-export async function submitInitial(db: Db, viewer: Viewer, o: { caseId: string; version: number }): Promise<AnnotationView> {
+/**
+ * Submit the viewer's initial annotation: validates every protocol rule, then locks it. Records
+ * `warningsShown` (the earliest-node warnings for the submitted tuple, lib/symptoms
+ * EarliestWarning[]) and whether the assignment was assisted (issue 12).
+ */
+export async function submitInitial(db: Db, viewer: Viewer, o: { caseId: string; version: number; warningsShown?: unknown[] }): Promise<AnnotationView> {
   await assertMayWrite(db, viewer, o.caseId, "initial");
   const own = await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "initial" });
   if (!own) throw new WorkflowError(400, "nothing to submit: save a draft first", [{ field: "categories", message: "Choose at least one category (C1–C4)." }]);
@@ -388,7 +405,11 @@ export async function submitInitial(db: Db, viewer: Viewer, o: { caseId: string;
   const errors = validateForSubmit(own, g);
   if (errors.length) throw new WorkflowError(400, "the annotation cannot be submitted yet", errors);
   await db.$transaction(async (tx) => {
-    const n = await tx.annotation.updateMany({ where: { id: own.id, version: o.version, status: "draft" }, data: { status: "submitted", submittedAt: new Date(), version: { increment: 1 } } });
+    const asg = await tx.assignment.findFirst({ where: { caseId: o.caseId, userId: viewer.id, role: "annotator" }, select: { assisted: true } });
+    const n = await tx.annotation.updateMany({
+      where: { id: own.id, version: o.version, status: "draft" },
+      data: { status: "submitted", submittedAt: new Date(), version: { increment: 1 }, assisted: asg?.assisted ?? false, warningsShownJson: o.warningsShown ? JSON.stringify(o.warningsShown) : null },
+    });
     if (n.count === 0) throw new WorkflowError(409, "this annotation was changed elsewhere; reload before submitting");
     await tx.assignment.updateMany({ where: { caseId: o.caseId, userId: viewer.id, role: "annotator" }, data: { status: "submitted", submittedAt: new Date() } });
     await audit(tx, { actorId: viewer.id, action: "annotation.submit", entityType: "annotation", entityId: own.id, caseId: o.caseId, data: { tuple: tupleOf(own) } });
@@ -404,9 +425,10 @@ function tupleOf(f: AnnotationFields): StrictTuple {
  * Finalize a case (adjudication): validates the final like a submission, stores it with its
  * relation to the three initial annotations, and marks the case finalized. When two adjudicators
  * finalize at once, the first to commit wins; the other gets WorkflowError 409 and their attempt
- * (with its content) is kept in the audit trail.
+ * (with its content) is kept in the audit trail. `warningsShown`: the earliest-node warnings for
+ * the final tuple (stored as JSON on the annotation row).
  */
-export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; fields: AnnotationFields }): Promise<AnnotationView> {
+export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; fields: AnnotationFields; warningsShown?: unknown[] }): Promise<AnnotationView> {
   const attempt = async (action: string, data: Record<string, unknown>) =>
     audit(db, { actorId: viewer.id, action, entityType: "case", entityId: o.caseId, caseId: o.caseId, data: { fields: o.fields, ...data } });
   try {
@@ -436,7 +458,7 @@ export async function finalizeCase(db: Db, viewer: Viewer, o: { caseId: string; 
       // annotation's foreign-key lock against the case update).
       const won = await tx.case.updateMany({ where: { id: o.caseId, finalAnnotationId: null }, data: { finalAnnotationId: annotationId, finalizedAt: new Date(), finalizedById: viewer.id } });
       if (won.count === 0) throw new WorkflowError(409, "another adjudicator finalized this case first; your final was not saved as the case's final (it is kept in the audit trail)");
-      const row = { ...fieldsToRow(o.fields), status: "submitted", submittedAt: new Date(), relationJson: JSON.stringify(relation) };
+      const row = { ...fieldsToRow(o.fields), status: "submitted", submittedAt: new Date(), relationJson: JSON.stringify(relation), warningsShownJson: o.warningsShown ? JSON.stringify(o.warningsShown) : null };
       const a = cur
         ? await tx.annotation.update({ where: { id: cur.id }, data: { ...row, version: { increment: 1 } } })
         : await tx.annotation.create({ data: { id: annotationId, caseId: o.caseId, userId: viewer.id, kind: "final", ...row, version: 1 } });

@@ -436,3 +436,9 @@ export async function listReferenceLabels(db: Db, o: { caseId: string }) {
   const rows = await db.referenceLabel.findMany({ where: { caseId: o.caseId }, orderBy: { idx: "asc" } });
   return rows.map((l) => ({ ...l, failureModes: JSON.parse(l.failureModesJson) as ReferenceLabel["failureModes"], extra: JSON.parse(l.extraJson) as Record<string, unknown> }));
 }
+
+/** A case's bundle hash (sha256 of JCS(bundle)), or null when no such case. */
+export async function getCaseBundleHash(db: Db, o: { caseId: string }): Promise<string | null> {
+  const c = await db.case.findUnique({ where: { id: o.caseId }, select: { bundleHash: true } });
+  return c?.bundleHash ?? null;
+}

@@ -12,3 +12,5 @@ export type { JudgeRequest, SymptomJudge } from "./judge";
 export { CATEGORY_MEANING, CONTROL_GUIDANCE, JUDGE_SYSTEM_PROMPT, suspiciousNodeGuidance } from "./prompts";
 export { EVAL_SEED, evaluateDetections, rate, topByCf } from "./eval";
 export type { CategoryEval, EvalCase, EvalCaseResult, EvalReport, MethodEval, Rate } from "./eval";
+export { earliestNodeWarnings, EarliestCheckError, symptomLayer } from "./earliest";
+export type { EarliestCheckInput, EarliestWarning, SymptomLayer } from "./earliest";

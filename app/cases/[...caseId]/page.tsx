@@ -11,6 +11,7 @@ import { CaseHeader } from "@/components/trace/case-header";
 import { ReferenceLabels } from "@/components/trace/reference-labels";
 import { CaseWorkbench, type WorkbenchMode } from "@/components/annotation/case-workbench";
 import { canReplay as canReplayCase } from "@/lib/services/replay-access";
+import { symptomLayerFor } from "@/lib/services/symptoms-case";
 
 export const dynamic = "force-dynamic";
 
@@ -37,6 +38,8 @@ export default async function CasePage({ params, searchParams }: { params: Param
   else if (!ann.blind && viewer.roles.includes("adjudicator") && ann.initials.length >= 3 && !ann.final) mode = "adjudicate";
   const canReplay = canReplayCase(viewer, ann.access);
   const ownFinal = mode === "adjudicate" ? await getOwnAnnotation(db, viewer, { caseId: c.id, kind: "final" }) : null;
+  // Detector output is a label: null (no toggle) for an annotator before submitting, unless assisted.
+  const symptoms = await symptomLayerFor(db, viewer, c.id);
 
   const qi = queue.findIndex((q) => q.caseId === c.id);
   const prev = qi > 0 ? queue[qi - 1] : null;
@@ -91,6 +94,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
         initials={ann.initials}
         final={ann.final}
         canReplay={canReplay}
+        symptoms={symptoms}
       />
       {!ann.blind ? <ReferenceLabels bundleId={c.bundleId} labels={c.referenceLabels} /> : null}
     </div>

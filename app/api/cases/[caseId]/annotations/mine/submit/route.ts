@@ -1,10 +1,14 @@
 import { caseRoute, errorResponse, parseBody } from "@/lib/api";
-import { getDb, submitInitial } from "@/lib/db";
+import { getDb, getOwnAnnotation, submitInitial } from "@/lib/db";
+import { warningsForFields } from "@/lib/services/symptoms-case";
 import { submitAnnotationSchema } from "@/lib/schemas/annotations";
 
 export const dynamic = "force-dynamic";
 
-/** POST {version}: submit the viewer's initial annotation (400 with field errors when invalid). */
+/**
+ * POST {version}: submit the viewer's initial annotation (400 with field errors when invalid).
+ * The earliest-node warnings for the submitted tuple are recorded with it.
+ */
 export async function POST(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
   const r = await caseRoute(req, ctx.params, "annotator");
   if (r instanceof Response) return r;
@@ -12,7 +16,10 @@ export async function POST(req: Request, ctx: { params: Promise<{ caseId: string
   const body = await parseBody(req, submitAnnotationSchema);
   if (body instanceof Response) return body;
   try {
-    return Response.json({ annotation: await submitInitial(getDb(), v, { caseId, version: body.version }) });
+    const db = getDb();
+    const own = await getOwnAnnotation(db, v, { caseId, kind: "initial" });
+    const warningsShown = own ? await warningsForFields(db, caseId, own) : undefined;
+    return Response.json({ annotation: await submitInitial(db, v, { caseId, version: body.version, warningsShown }) });
   } catch (e) {
     return errorResponse(e);
   }

@@ -1,0 +1,34 @@
+import { z } from "zod";
+import { caseRoute, errorResponse, parseBody } from "@/lib/api";
+import { getDb } from "@/lib/db";
+import { caseEarliestCheck } from "@/lib/services/symptoms-case";
+import { EarliestCheckError } from "@/lib/symptoms";
+
+export const dynamic = "force-dynamic";
+
+const bodySchema = z.object({
+  node: z.string().min(1, "choose a failure node"),
+  categories: z.array(z.enum(["C1", "C2", "C3", "C4"])).max(4),
+  evidence: z.array(z.object({ nodeId: z.string().min(1), quote: z.string() })).max(200).default([]),
+});
+
+/**
+ * POST {node, categories, evidence}: the earliest-node warnings for that chosen node (issue 12
+ * item 5) — rules of the chosen categories on its ancestors, evidence quotes downstream of it.
+ * Open to every viewer of the case, annotators included before submitting: only these warnings
+ * are returned, never the detection result. POST because evidence quotes can be long.
+ */
+export async function POST(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
+  const r = await caseRoute(req, ctx.params);
+  if (r instanceof Response) return r;
+  const body = await parseBody(req, bodySchema);
+  if (body instanceof Response) return body;
+  try {
+    const warnings = await caseEarliestCheck(getDb(), r.caseId, body);
+    if (!warnings) return Response.json({ error: "no such case" }, { status: 404 });
+    return Response.json({ warnings });
+  } catch (e) {
+    if (e instanceof EarliestCheckError) return Response.json({ error: e.message, fieldErrors: [{ field: "node", message: e.message }] }, { status: 400 });
+    return errorResponse(e);
+  }
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parseJsonText, type ReplayBundle } from "../bundle";
+import type { AnnotationFields, Viewer } from "../annotation";
+import { assignCases, importCase, saveDraft, submitInitial, upsertUser, type DbHandle } from "../db";
+import { freshTestDb } from "../db/test-db";
+import { caseDetection, caseEarliestCheck, symptomLayerFor, warningsForFields } from "./symptoms-case";
+
+const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
+const gold = parseJsonText(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8")) as ReplayBundle;
+
+let h: DbHandle;
+let n = 0;
+beforeAll(async () => {
+  h = await freshTestDb();
+});
+afterAll(async () => {
+  await h.db.$disconnect();
+});
+async function user(roles: Viewer["roles"]): Promise<Viewer> {
+  const u = await upsertUser(h.db, { email: `s${++n}-${Date.now()}@t.test`, roles, password: "password-123" });
+  return { id: u.id, roles };
+}
+
+// gold-c2: tool_call_0002 repeats an earlier action (C2.repeated-action), tool_result_0002 follows it.
+const fields: AnnotationFields = { categories: ["C2"], primary: "C2", nodeId: "tool_result_0002", nodeType: "tool_result", confidence: "high", rationale: "repeats the page", evidence: [{ nodeId: "llm_call_0003", quote: "llm" }] };
+
+describe("earliest-node check on a stored case", () => {
+  test("warnings for a chosen node: the upstream C2 rule and the downstream evidence; cached per bundle hash", async () => {
+    const { caseId } = await importCase(h.db, { bundle: { ...gold, id: `s/${++n}` } });
+    const w = await caseEarliestCheck(h.db, caseId, { node: "tool_result_0002", categories: ["C2"], evidence: fields.evidence });
+    expect(w!.map((x) => [x.kind, x.nodeId, x.kind === "upstream-rule" ? x.ruleId : x.quote])).toEqual([
+      ["upstream-rule", "tool_call_0002", "C2.repeated-action"],
+      ["downstream-evidence", "llm_call_0003", "llm"],
+    ]);
+    expect(await caseEarliestCheck(h.db, caseId, { node: "tool_result_0002", categories: ["C3"], evidence: [] })).toEqual([]);
+    expect(await caseDetection(h.db, caseId)).toBe(await caseDetection(h.db, caseId));
+    expect(await caseDetection(h.db, "no-such-case")).toBeNull();
+  });
+
+  test("submit records the warnings for the submitted tuple and the assignment's assisted flag", async () => {
+    const { caseId } = await importCase(h.db, { bundle: { ...gold, id: `s/${++n}` } });
+    const admin = await user(["admin"]);
+    const a = await user(["annotator"]);
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [a.id] });
+    const d = await saveDraft(h.db, a, { caseId, kind: "initial", version: 0, fields: { ...fields, evidence: [] } });
+    const warningsShown = await warningsForFields(h.db, caseId, d);
+    await submitInitial(h.db, a, { caseId, version: d.version, warningsShown });
+    const row = await h.db.annotation.findFirstOrThrow({ where: { caseId, userId: a.id } });
+    expect(row.assisted).toBe(false);
+    expect(JSON.parse(row.warningsShownJson!)).toEqual(warningsShown);
+    expect((JSON.parse(row.warningsShownJson!) as Array<{ nodeId: string }>)[0].nodeId).toBe("tool_call_0002");
+  });
+});
+
+describe("symptom layer visibility (blindness, enforced on the server)", () => {
+  test("an annotator without assisted gets no detection data before submitting and gets it after; assisted gets it before; a researcher always", async () => {
+    const { caseId } = await importCase(h.db, { bundle: { ...gold, id: `s/${++n}` } });
+    const admin = await user(["admin"]);
+    const [plain, helped, researcher] = [await user(["annotator"]), await user(["annotator"]), await user(["researcher"])];
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [plain.id] });
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [plain.id, helped.id], assisted: false });
+    expect(await symptomLayerFor(h.db, plain, caseId)).toBeNull();
+    expect(await symptomLayerFor(h.db, helped, caseId)).toBeNull();
+    const r = await symptomLayerFor(h.db, researcher, caseId);
+    expect(r!.anchor).toBe("llm_call_0003");
+    expect(r!.nodes.find((x) => x.id === "tool_call_0002")!.rules.map((x) => x.id)).toEqual(["C2.repeated-action"]);
+    // an admin makes helped's existing assignment assisted (only the chosen annotator)
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [helped.id], assisted: true });
+    expect((await symptomLayerFor(h.db, helped, caseId))!.anchor).toBe("llm_call_0003");
+    expect(await symptomLayerFor(h.db, plain, caseId)).toBeNull();
+    // plain submits: now they see it; the annotation records assisted = false, helped's = true
+    for (const v of [plain, helped]) {
+      const d = await saveDraft(h.db, v, { caseId, kind: "initial", version: 0, fields: { ...fields, evidence: [] } });
+      await submitInitial(h.db, v, { caseId, version: d.version });
+    }
+    expect((await symptomLayerFor(h.db, plain, caseId))!.nodes.length).toBe(4);
+    const rows = await h.db.annotation.findMany({ where: { caseId }, select: { userId: true, assisted: true } });
+    expect(Object.fromEntries(rows.map((x) => [x.userId, x.assisted]))).toEqual({ [plain.id]: false, [helped.id]: true });
+  });
+});
