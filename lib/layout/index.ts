@@ -4,3 +4,4 @@ export { laneLayout, NO_AGENT, type LaneLayoutOptions } from "./lanes";
 export { nodesInView, edgesForNodes, adjacency, visibleRect, centreOn, EDGE_WINDOW, type EdgeWindowOptions, type Viewport } from "./viewport";
 export { elkInput, elkResult, ELK_MAX_NODES } from "./elk";
 export { compactGraph, expandGraph, type CompactGraph } from "./compact";
+export { fitView, laneHeaderBoxes, FIT_MIN_ZOOM, FIT_MAX_ZOOM, LANE_HEADER_MIN_PX, LANE_HEADER_ROW_PX, type FitOptions, type FitMode, type FitResult, type LaneHeaderBox } from "./fit";
