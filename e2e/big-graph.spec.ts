@@ -40,6 +40,7 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
 
   // 1. zoom never below the readable floor
   const v = await flowViewport(page);
+  console.log(`121-node Fit at 1280x900: zoom ${v.zoom.toFixed(3)} (floor ${FIT_MIN_ZOOM})`);
   expect(v.zoom).toBeGreaterThanOrEqual(FIT_MIN_ZOOM - 1e-6);
   // the first node of the observed order is in view at the top (vertical scrolling through the order)
   const first = await graph.locator(`.react-flow__node[data-id="${b.order[0]}"]`).boundingBox();
@@ -54,6 +55,7 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
   for (const h of await headers.all()) {
     const r = await h.evaluate((el) => ({ text: el.textContent, title: el.getAttribute("title"), sw: el.scrollWidth, cw: el.clientWidth }));
     expect(AGENTS).toContain(r.text);
+    console.log(`lane header ${r.text}: ${r.cw} px wide, text ${r.sw} px, title ${r.title ? "set" : "none"}`);
     expect(r.cw).toBeGreaterThanOrEqual(96);
     expect(r.sw <= r.cw || r.title === r.text).toBe(true);
   }
@@ -65,6 +67,7 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
   const header = (await page.locator("body > header").boundingBox())!;
   const pane = (await graph.boundingBox())!;
   const onScreen = Math.min(pane.y + pane.height, 900) - Math.max(pane.y, 0);
+  console.log(`graph pane on screen: ${Math.round(onScreen)} px of ${Math.round(900 - header.height)} px below the site header (${Math.round((100 * onScreen) / (900 - header.height))}%)`);
   expect(onScreen).toBeGreaterThanOrEqual(0.7 * (900 - header.height));
 
   // 4. the minimap covers no visible node
@@ -91,7 +94,8 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
 
   // selecting the last node and fitting shows it (zoom still ≥ floor)
   const last = b.order[b.order.length - 1];
-  await page.locator(`[role=option][data-node-id="${last}"]`).click();
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${last}`);
+  await expect(page.locator(`[role=option][data-node-id="${last}"]`)).toHaveAttribute("aria-selected", "true");
   await page.keyboard.press("f");
   await page.waitForTimeout(600);
   expect((await flowViewport(page)).zoom).toBeGreaterThanOrEqual(FIT_MIN_ZOOM - 1e-6);

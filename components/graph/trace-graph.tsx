@@ -231,7 +231,7 @@ export function TraceGraph({
               key={h.agent}
               data-lane={h.agent}
               title={h.agent}
-              className="pointer-events-auto absolute truncate px-2 text-xs leading-5 font-semibold"
+              className="pointer-events-auto absolute truncate px-1 text-xs leading-5 font-semibold"
               style={{ left: h.left, top: 2 + h.row * LANE_HEADER_ROW_PX, width: h.width, color: colourOf(h.agent === "—" ? null : h.agent) }}
             >
               {h.agent}
