@@ -15,7 +15,8 @@ const TYPE_COLOUR: Record<string, string> = {
 /**
  * Minimap of the whole graph on a canvas (cheap for thousands of nodes, unlike a DOM minimap
  * of nodes React Flow does not hold): node marks by type, failed nodes red, search matches
- * amber, the viewport as a rectangle. Click or drag to move there.
+ * amber, the viewport as a rectangle. Click or drag to move there. It sits in its own gutter
+ * beside the graph (trace-graph.tsx), never over the nodes.
  */
 export function OverviewMap({
   nodes,
@@ -25,7 +26,7 @@ export function OverviewMap({
   matches,
   selectedId,
   onJump,
-  width = 110,
+  width = 64,
   height = 160,
 }: {
   nodes: GraphNodeLite[];
@@ -80,7 +81,7 @@ export function OverviewMap({
       height={height}
       data-testid="overview-map"
       aria-label="Minimap: click to move the view"
-      className="absolute right-2 bottom-2 z-10 cursor-pointer rounded border border-slate-300 bg-white/80 opacity-80 shadow hover:opacity-100"
+      className="cursor-pointer rounded border border-slate-300 bg-white shadow-sm"
       onPointerDown={(e) => {
         e.currentTarget.setPointerCapture(e.pointerId);
         jump(e);

@@ -3,7 +3,19 @@
 import { Background, Controls, MarkerType, ReactFlow, useReactFlow, type Edge, type Node } from "@xyflow/react";
 import "@xyflow/react/dist/style.css";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
-import { adjacency, centreOn, edgesForNodes, nodesInView, type GraphEdgeLite, type GraphNodeLite, type LayoutResult, type Viewport } from "@/lib/layout";
+import {
+  adjacency,
+  centreOn,
+  edgesForNodes,
+  fitView,
+  laneHeaderBoxes,
+  LANE_HEADER_ROW_PX,
+  nodesInView,
+  type GraphEdgeLite,
+  type GraphNodeLite,
+  type LayoutResult,
+  type Viewport,
+} from "@/lib/layout";
 import { OverviewMap } from "./overview-map";
 import { agentColor, nodeTypes, type TraceFlowNode } from "./trace-node";
 
@@ -52,6 +64,7 @@ export function TraceGraph({
   const [viewport, setViewportState] = useState<Viewport>(() => initialViewport(layout, selectedId, 800, 600));
   const didInit = useRef(false);
   const adj = useMemo(() => adjacency(edges), [edges]);
+  const [mapOpen, setMapOpen] = useState(true);
   const byId = useMemo(() => new Map(nodes.map((n) => [n.id, n])), [nodes]);
 
   useEffect(() => {
@@ -87,9 +100,13 @@ export function TraceGraph({
     go(initialViewport(layout, selectedId, screen.width, screen.height));
   }, [layout, selectedId, screen, go]);
 
+  // Fit: never below the readable floor (lib/layout/fit.ts); the inspector is scrolled fully into
+  // the window so the graph gets all the height there is.
   useEffect(() => {
     if (fitSignal === 0) return;
-    go(fitViewport(layout, selectedId, screen.width, screen.height), 200);
+    box.current?.closest("[data-testid=inspector]")?.scrollIntoView({ block: "nearest" });
+    const top = layout.lanes.length ? laneHeaderBoxes(layout.lanes, rf.getViewport()).rows * LANE_HEADER_ROW_PX + 4 : 0;
+    go(fitView(layout, screen.width, screen.height, { selectedId, topInset: top }).viewport, 200);
   }, [fitSignal]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // Selection from elsewhere (timeline, keyboard, panel): bring it into view if off screen.
@@ -106,6 +123,7 @@ export function TraceGraph({
 
   const visibleIds = useMemo(() => nodesInView(layout, viewport, screen.width, screen.height), [layout, viewport, screen]);
   const colourOf = useCallback((a: string | null) => agentColor(a, agents), [agents]);
+  const headers = useMemo(() => laneHeaderBoxes(layout.lanes, viewport), [layout, viewport]);
 
   const { flowNodes, flowEdges } = useMemo(() => {
     // Edges are windowed like nodes: a 2,000-way fan-out hands React Flow a few dozen edges, the
@@ -164,7 +182,8 @@ export function TraceGraph({
   }, []);
 
   return (
-    <div ref={box} className="relative h-full w-full" data-testid="trace-graph">
+    <div className="flex h-full w-full" data-testid="trace-graph">
+      <div ref={box} className="relative h-full min-w-0 flex-1" data-testid="graph-canvas">
       {/* Agent swimlanes, drawn behind the graph in screen space (cheap at any trace length). */}
       {layout.lanes.length > 0 ? (
         <div className="pointer-events-none absolute inset-0 overflow-hidden" aria-hidden>
@@ -197,23 +216,46 @@ export function TraceGraph({
         selectionKeyCode={null}
         multiSelectionKeyCode={null}
         zoomOnDoubleClick={false}
+        // The wheel scrolls through the observed order (a long trace is taller than the pane); Ctrl+wheel or a pinch zooms.
+        panOnScroll
       >
         <Background gap={24} size={1} color="#e2e8f0" />
         <Controls showInteractive={false} showFitView={false} position="bottom-left" />
       </ReactFlow>
       {layout.lanes.length > 0 ? (
-        <div className="pointer-events-none absolute inset-x-0 top-0 z-10 h-6 overflow-hidden border-b border-slate-200 bg-white/90" data-testid="lane-headers">
-          {layout.lanes.map((l) => (
+        <div
+          className="pointer-events-none absolute inset-x-0 top-0 z-10 overflow-hidden border-b border-slate-200 bg-white/90"
+          style={{ height: headers.rows * LANE_HEADER_ROW_PX + 4 }}
+          data-testid="lane-headers"
+        >
+          {/* Never cut to a letter: at least LANE_HEADER_MIN_PX wide (rows stack when zoomed far out), ellipsis + title for long names. */}
+          {headers.boxes.map((h) => (
             <span
-              key={l.agent}
-              className="absolute top-0.5 truncate px-2 text-xs font-semibold"
-              style={{ left: l.x * viewport.zoom + viewport.x, width: l.width * viewport.zoom, color: colourOf(l.agent === "—" ? null : l.agent) }}
+              key={h.agent}
+              data-lane={h.agent}
+              title={h.agent}
+              className="pointer-events-auto absolute truncate px-1 text-xs leading-5 font-semibold"
+              style={{ left: h.left, top: 2 + h.row * LANE_HEADER_ROW_PX, width: h.width, color: colourOf(h.agent === "—" ? null : h.agent) }}
             >
-              {l.agent}
+              {h.agent}
             </span>
           ))}
         </div>
       ) : null}
+      </div>
+      {/* The minimap has its own gutter beside the graph, so it never covers a node; it can be folded away. */}
+      <div className="flex shrink-0 flex-col items-center gap-1 border-l border-slate-200 bg-slate-50 p-1" data-testid="overview-gutter">
+        <button
+          type="button"
+          className="rounded border border-slate-300 bg-white px-1 text-[10px] leading-4 text-slate-600 hover:bg-slate-100"
+          aria-expanded={mapOpen}
+          aria-label={mapOpen ? "Hide minimap" : "Show minimap"}
+          title={mapOpen ? "Hide minimap" : "Show minimap"}
+          onClick={() => setMapOpen((o) => !o)}
+        >
+          {mapOpen ? "map ▸" : "◂"}
+        </button>
+        {mapOpen ? (
       <OverviewMap
         nodes={nodes}
         layout={layout}
@@ -226,6 +268,8 @@ export function TraceGraph({
           go(centreOn(pt, v.zoom, screen.width, screen.height));
         }}
       />
+        ) : null}
+      </div>
     </div>
   );
 }
@@ -233,22 +277,12 @@ export function TraceGraph({
 /** Small graphs: fit everything. Big ones: readable zoom, centred on the selection or the top. */
 function initialViewport(layout: LayoutResult, selectedId: string | null, w: number, h: number): Viewport {
   const p = selectedId ? layout.positions.get(selectedId) : undefined;
-  const fit = fitViewport(layout, null, w, h);
+  const fit = fitView(layout, Math.max(1, w), Math.max(1, h));
+  const fits = fit.mode === "all" && fit.viewport.zoom >= 0.6;
   const readable = Math.min(1, Math.max(0.75, w / Math.max(layout.width, 1)));
-  if (!p) return fit.zoom >= 0.6 ? fit : { x: 20, y: 20, zoom: readable };
-  const zoom = fit.zoom >= 0.6 ? fit.zoom : readable;
+  if (!p) return fits ? fit.viewport : { x: 20, y: 20, zoom: readable };
+  const zoom = fits ? fit.viewport.zoom : readable;
   const v = centreOn({ x: p.x + layout.nodeWidth / 2, y: p.y + layout.nodeHeight / 2 }, zoom, w, h);
   // never leave empty space above the first row or left of the first lane
   return { ...v, x: Math.min(v.x, 20), y: Math.min(v.y, 30) };
-}
-
-/** Fit the whole graph; for graphs too tall to read at MIN_ZOOM, fit the width around the selection. */
-export function fitViewport(layout: LayoutResult, selectedId: string | null, w: number, h: number): Viewport {
-  const W = Math.max(layout.width, layout.nodeWidth) + 40;
-  const H = Math.max(layout.height, layout.nodeHeight) + 40;
-  const zoom = Math.min(MAX_ZOOM, 1.2, w / W, h / H);
-  if (zoom >= MIN_ZOOM) return { x: (w - W * zoom) / 2 + 20 * zoom, y: (h - H * zoom) / 2 + 20 * zoom, zoom };
-  const z = Math.max(MIN_ZOOM, Math.min(1.2, w / W));
-  const p = selectedId ? layout.positions.get(selectedId) : undefined;
-  return centreOn({ x: W / 2, y: p ? p.y : h / 2 / z }, z, w, h);
 }

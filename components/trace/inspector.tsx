@@ -208,7 +208,7 @@ export function Inspector({
   }, [step, walk, jumpMatch]);
 
   return (
-    <section className="flex h-[calc(100vh-7rem)] min-h-[32rem] flex-col rounded border border-slate-200 bg-white" aria-label="Trace inspector" data-testid="inspector">
+    <section className="flex h-[calc(100vh-4rem)] min-h-[32rem] flex-col rounded border border-slate-200 bg-white" aria-label="Trace inspector" data-testid="inspector">
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 text-sm">
         <label className="flex items-center gap-2">
           <span className="sr-only">Search in this trace</span>

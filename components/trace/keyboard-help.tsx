@@ -7,7 +7,7 @@ export const SHORTCUTS: Array<[string, string]> = [
   ["c", "go to the (first) child"],
   ["/", "focus search in this trace"],
   ["n  /  N", "next / previous search match"],
-  ["f", "fit the graph in view"],
+  ["f", "fit the graph (readable zoom; a long trace fits the lanes' width, the wheel scrolls it, Ctrl+wheel zooms)"],
   [".", "centre the selected node"],
   ["]  /  [", "next / previous case in my queue"],
   ["?", "show or hide this list"],

@@ -5,3 +5,4 @@ export { nodesInView, edgesForNodes, adjacency, visibleRect, centreOn, EDGE_WIND
 export { elkInput, elkResult, ELK_MAX_NODES } from "./elk";
 export { compactGraph, expandGraph, type CompactGraph } from "./compact";
 export { nodeTimingOf, startNsOf, tokensOf, timingCells, traceStartNs, type NodeTiming, type NodeTokens, type TimingCells } from "./timing";
+export { fitView, laneHeaderBoxes, FIT_MIN_ZOOM, FIT_MAX_ZOOM, LANE_HEADER_MIN_PX, LANE_HEADER_ROW_PX, type FitOptions, type FitMode, type FitResult, type LaneHeaderBox } from "./fit";
