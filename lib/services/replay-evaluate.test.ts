@@ -22,6 +22,8 @@ describe("evaluateReplay (SYMTRACE_REPLAY_EVALUATOR)", () => {
     const bad = await evaluateReplay(bundle, "exit 7");
     expect(bad?.passed).toBeNull();
     expect(JSON.stringify(bad?.details)).toContain("exited with 7");
+    const said = await evaluateReplay(bundle, "echo 'first' >&2; echo 'no reference answer for this task' >&2; exit 3");
+    expect((said?.details as { error: string }).error).toBe("evaluator exited with 3: no reference answer for this task");
   });
 });
 
@@ -35,6 +37,6 @@ describe("scripts/hilltop-evaluator.mjs (the e2e and demo evaluator)", () => {
     expect((await evaluateReplay(hilltop("The family ticket, €16.00. Saturday 09:00–18:00."), cmd))?.passed).toBe(true);
     const other = await evaluateReplay(bundle, cmd);
     expect(other?.passed).toBeNull();
-    expect(JSON.stringify(other?.details)).toContain("exited with 2");
+    expect((other?.details as { error: string }).error).toBe("evaluator exited with 2: not the Hilltop Gardens task (2 adults, 3 children): no reference answer");
   });
 });

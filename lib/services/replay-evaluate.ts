@@ -4,7 +4,8 @@
  *   SYMTRACE_TASK    the task prompt
  *   SYMTRACE_FINAL   the run's final answer as JSON (content of its final_result node, or null)
  *   SYMTRACE_BUNDLE  path of a file holding the replay bundle
- * Exit 0 = passed, exit 1 = failed, anything else = evaluator error (outcome left unknown).
+ * Exit 0 = passed, exit 1 = failed, anything else = evaluator error (outcome left unknown; its
+ * reason: the `error` of a JSON stdout, else the last line of output, is appended to the message).
  * Its stdout, when JSON, becomes `outcome.details`. Never throws.
  */
 import { spawn } from "node:child_process";
@@ -57,7 +58,12 @@ export async function evaluateReplay(bundle: ReplayBundle, command: string | nul
       /* plain text details */
     }
     if (code === 0 || code === 1) return { passed: code === 0, evaluator: command, details };
-    return { passed: null, evaluator: command, details: { error: `evaluator exited with ${code ?? "an error"}`, stderr: stderr.slice(-2000) } };
+    // The evaluator's own reason, when it gave one (`{"error": "..."}` or a last line of output).
+    const said =
+      details && typeof details === "object" && typeof (details as { error?: unknown }).error === "string"
+        ? (details as { error: string }).error
+        : (typeof details === "string" ? details : stderr).trim().split("\n").filter(Boolean).pop()?.slice(0, 300);
+    return { passed: null, evaluator: command, details: { error: `evaluator exited with ${code ?? "an error"}${said ? `: ${said}` : ""}`, stderr: stderr.slice(-2000) } };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
