@@ -70,8 +70,9 @@ export function ReplayRuns({ caseKey, refreshKey }: { caseKey: string; refreshKe
   if (!runs) return <p className="p-3 text-sm text-slate-500">Loading replays…</p>;
   if (!runs.length) return <p className="p-3 text-sm text-slate-500">No replays yet. Select a node and press &ldquo;Replay from here&rdquo;.</p>;
   return (
-    <ol className="flex flex-col gap-2 p-3 text-xs" data-testid="replay-runs">
-      {runs.map((r) => {
+    // Newest first: the run just started is at the top, where the dialog leaves you.
+    <ol className="flex flex-col gap-2 p-3 text-xs" data-testid="replay-runs" aria-label="Replays, newest first">
+      {[...runs].reverse().map((r) => {
         const total = r.progress.prefixTotal;
         const pct = total ? Math.min(100, Math.round((100 * r.progress.verified) / total)) : r.status === "completed" ? 100 : 0;
         return (
