@@ -236,8 +236,10 @@ test("evidence quotes: only value text is quoted, checked at once with the submi
   await expect(panel.getByTestId("save-status")).toContainText("saved", { timeout: 10_000 });
   await panel.getByRole("button", { name: "Submit annotation" }).click();
   await expect(page.getByText("submitted · locked")).toBeVisible({ timeout: 10_000 });
-  // the submitted evidence is still marked in the node content
+  // the submitted evidence is still marked in the node content (the locked view reloads: select the node again)
+  await row(page, "tool_result_0002").click();
   await page.getByRole("tab", { name: "Node" }).click();
+  await expect(detail).toBeVisible();
   await expect(page.getByTestId("node-content").locator("[data-evidence-quote]")).toHaveText(["Stephen King", "born in Portland"]);
 });
 

@@ -56,7 +56,12 @@ export function Inspector({
   symptoms?: SymptomLayer | null;
 }) {
   const caseKey = encodeURIComponent(bundleId);
-  const [selectedId, setSelectedId] = useState<string | null>(initialNodeId ?? nodes[0]?.id ?? null);
+  // The URL's ?node= (kept current by select() through history.replaceState) wins over the server's
+  // initial node: a remount after a refresh (e.g. the workbench after submitting) keeps the selection.
+  const urlNode = useSearchParams().get("node");
+  const [selectedId, setSelectedId] = useState<string | null>(() =>
+    urlNode && nodes.some((n) => n.id === urlNode) ? urlNode : (initialNodeId ?? nodes[0]?.id ?? null),
+  );
   const [query, setQuery] = useState("");
   // Search results and the query they answer (results of an older query are never used).
   const [found, setFound] = useState<{ q: string; ids: string[] }>({ q: "", ids: [] });
@@ -82,7 +87,6 @@ export function Inspector({
   const searchRef = useRef<HTMLInputElement>(null);
   // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft
   // navigation: follow it (adjusting state during render, not in an effect).
-  const urlNode = useSearchParams().get("node");
   const [lastUrlNode, setLastUrlNode] = useState(urlNode);
   if (urlNode !== lastUrlNode) {
     setLastUrlNode(urlNode);
