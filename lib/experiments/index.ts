@@ -32,3 +32,7 @@ export {
 export type { PairedDiff } from "./stats";
 export { ALL, NO_CATEGORY, summarizeExperiment, toCliObject } from "./report";
 export { METHOD_LABELS, TASK_LEVEL_METHODS, methodLabel, methodLevel } from "./methods";
+export { EXPERIMENT_TABLES, attemptsBehind, experimentTable } from "./export";
+export type { AttemptListItem, CellFilter, ExperimentTable } from "./export";
+export { csvCell, tableToCsv } from "../agreement/export-tables";
+export type { TableRows } from "../agreement/export-tables";
