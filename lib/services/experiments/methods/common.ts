@@ -57,7 +57,8 @@ export const replayModeOf = (c: ExperimentCaseInput, s: ExperimentSettings): "na
 /** Skip reason shared by the task-level methods. */
 export function taskLevelSkip(c: ExperimentCaseInput, s: ExperimentSettings): string | null {
   if (canRestart(c, s)) return null;
-  return `task-level methods restart the MAS, but case ${c.caseId} has no registered runner (bundle runner ${JSON.stringify(c.bundle.config.runner?.name ?? c.bundle.config.mas ?? null)}) and no MAS command was given (an imported transcript cannot be rerun)`;
+  const named = c.bundle.config.runner?.name ?? c.bundle.config.mas ?? null;
+  return `task-level methods restart the MAS, but case ${c.caseId} has no registered runner and no MAS command was given (${named ? `its runner ${JSON.stringify(named)} is not registered` : "its bundle names no runner"}; an imported transcript cannot be rerun)`;
 }
 
 /** The E.1 task information of a case (the ORIGINAL task; never the evaluator-only `task.reference`). */
@@ -75,6 +76,22 @@ export function taskInput(c: ExperimentCaseInput): TaskPromptInput {
 /** The source failure's final answer text (E.1: every Self-Reflection / Critic-Agent attempt reuses it), or null. */
 export function sourceFinal(c: ExperimentCaseInput): string | null {
   return finalAnswer(c.bundle)?.text ?? null;
+}
+
+/**
+ * A system error behind a run that ended badly: the first live LLM record whose response is an
+ * error body (the proxy's `symtrace_upstream_error` for an unreachable endpoint, an upstream HTTP
+ * error), when the MAS then exited non-zero or printed no final answer. Null otherwise (a MAS that
+ * recovered from a failed call is judged by the evaluator like any other run).
+ */
+export function liveCallFailure(bundle: ReplayBundle, live: number, exitCode: number | null, final: unknown): string | null {
+  if (exitCode === 0 && final !== undefined && final !== null) return null;
+  for (const r of bundle.records.slice(Math.max(0, bundle.records.length - live))) {
+    if (r.boundary !== "llm") continue;
+    const err = (r.response as { error?: { message?: unknown; type?: unknown } } | null)?.error;
+    if (err && typeof err === "object") return `live LLM call seq ${r.seq} failed (${String(err.type ?? "error")}): ${String(err.message ?? "")}`.slice(0, 500);
+  }
+  return null;
 }
 
 const progressOf = (ctx: AttemptContext) => (p: { phase: string; liveCalls: number }) => {
@@ -165,6 +182,8 @@ export async function runTaskLevel(ctx: AttemptContext, taskPrompt: string, guid
   if (rec.status === "cancelled") return cancelled({ ...auxPart, calls: rec.liveCalls, masMs: rec.masMs });
   if (rec.status === "failed") return errored(rec.error, { ...auxPart, calls: rec.liveCalls, masMs: rec.masMs });
   const live = countLive(rec.bundle);
+  const sys = liveCallFailure(rec.bundle, live.calls, rec.masExitCode, rec.final);
+  if (sys) return errored(sys, { ...auxPart, bundle: rec.bundle, final: rec.final ?? null, calls: live.calls, tokens: addTokens(live.tokens, aux.tokens), masMs: rec.masMs });
   return finishAttempt(ctx, { bundle: rec.bundle, final: rec.final, calls: live.calls, auxCalls: aux.calls, tokens: addTokens(live.tokens, aux.tokens), guidance, anchorNodeId: null, masMs: rec.masMs });
 }
 
@@ -212,6 +231,8 @@ export async function runNodeLevel(ctx: AttemptContext, targetNodeId: string, gu
   }
   if (result.status === "prefix-verified") return errored("replay stopped at the anchor (no live endpoint)", { ...part, masMs });
   const live = countLive(result.bundle, result.liveCalls);
+  const sys = result.mode === "native" ? liveCallFailure(result.bundle, live.calls, details.masExitCode, details.final) : null;
+  if (sys) return errored(sys, { ...part, bundle: result.bundle, final: details.final ?? null, calls: live.calls, tokens: live.tokens, masMs });
   return finishAttempt(ctx, { bundle: result.bundle, final: details.final, calls: live.calls, auxCalls: 0, tokens: live.tokens, guidance: part.guidance ?? null, anchorNodeId: targetNodeId, masMs });
 }
 
