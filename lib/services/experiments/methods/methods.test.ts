@@ -298,6 +298,35 @@ describe("node-level methods (one selective replay; scripted local OpenAI-compat
   }, 60_000);
 });
 
+describe("cancellation and progress (scripted local OpenAI-compatible server)", () => {
+  test("abort during a task-level run → cancelled with the live calls so far; progress is monotone; an aborted signal starts nothing", async () => {
+    const ac = new AbortController();
+    const seen: number[] = [];
+    const out = await METHODS.rerun.run({
+      case: kase(),
+      method: "rerun",
+      attempt: 2,
+      settings: settings(),
+      seed: 1,
+      previous: [],
+      signal: ac.signal,
+      onProgress: (p) => {
+        seen.push(p.liveCalls);
+        if (p.liveCalls === 2) ac.abort();
+      },
+    });
+    expect(out.status).toBe("cancelled");
+    expect(out.calls).toBeGreaterThanOrEqual(2);
+    expect(seen.slice(1).every((x, i) => x >= seen[i])).toBe(true);
+    const before = llm.requests.length;
+    for (const m of ["rerun", "suspicious-node"] as const) {
+      const r = await METHODS[m].run({ case: kase(), method: m, attempt: 1, settings: settings(), seed: 1, previous: [], signal: AbortSignal.abort() });
+      expect(r.status).toBe("cancelled");
+    }
+    expect(llm.requests.length).toBe(before);
+  }, 60_000);
+});
+
 describe("registry", () => {
   test("every method name has a plug-in of the right level; method lists parse strictly", () => {
     expect(Object.entries(METHODS).map(([k, m]) => [k, m.name, m.level])).toEqual([
