@@ -48,7 +48,7 @@ export type RegisteredRunner = z.infer<typeof runnerSchema> & { cwd: string; sou
 export const BASE_PASS_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"] as const;
 
 /** Variables of the reference MAS (mas/lib/main.ts) a bundle or the server may set for them. */
-const MAS_ENV = ["SYMTRACE_STREAM", "SYMTRACE_MAX_ROUNDS", "SYMTRACE_LLM_RETRIES", "SYMTRACE_QUIET"];
+const MAS_ENV = ["SYMTRACE_STREAM", "SYMTRACE_MAX_ROUNDS", "SYMTRACE_LLM_RETRIES", "SYMTRACE_QUIET", "SYMTRACE_ATTEMPT_SEED"];
 
 /**
  * The built-in registrations: the reference MAS of `mas/` (orchestrator, workflow, conversation, and

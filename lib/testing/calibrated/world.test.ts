@@ -195,6 +195,23 @@ describe("recorded failures, calibration and the detector", () => {
     expect(new Set(seq("live")).size).toBe(20);
   });
 
+  test("with an attempt seed (the MAS's `user` field), the draw does not depend on arrival order", () => {
+    const req = boundaryRequest(failures[0]);
+    const draws = (users: string[]) => {
+      const byUser = new Map<string, number>();
+      const respond = calibratedResponder({ seed: 13, session: "live", truth: DEFAULT_TRUTH, onDecision: (d) => byUser.set(String(byUser.size), d.u) });
+      const out: Record<string, number> = {};
+      for (const u of users) {
+        respond({ ...req, user: `symtrace-attempt-${u}` });
+        out[u] = byUser.get(String(byUser.size - 1))!;
+      }
+      return out;
+    };
+    const a = draws(["1", "2", "3"]);
+    expect(draws(["3", "1", "2"])).toEqual(a);
+    expect(new Set(Object.values(a)).size).toBe(3);
+  });
+
   test("per-attempt truth of each method follows from the table", () => {
     const e = expectedAttemptRates();
     expect(e).toMatchObject({ rerun: 0.1, "node-resample": 0.1, nudge: 0.4, "suspicious-node": 0.85, "annotated-node": 0.85, "last-node": 0.05, freshFail: 0.9 });
