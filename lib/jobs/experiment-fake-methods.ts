@@ -23,6 +23,8 @@ export interface FakeMethodsOptions {
   worker?: string;
   /** Called when an attempt starts (tests). */
   onStart?: (ctx: AttemptContext) => void;
+  /** Return a bundle (a copy of the source with the verdict as outcome) so the worker stores it. */
+  withBundle?: boolean;
   /** Make every task-level method applicable even without a runner/command (default false). */
   taskLevelAlwaysApplies?: boolean;
 }
@@ -90,6 +92,7 @@ export function fakeMethods(o: FakeMethodsOptions = {}): MethodRegistry {
       out.passed = passed;
       out.reproduced = passed ? false : unitFromSeed(ctx.seed ^ 0x1234567) < 0.7;
       out.final = { answer: passed ? "right" : "wrong", attempt: ctx.attempt };
+      if (o.withBundle) out.bundle = { ...ctx.case.bundle, id: `fake-${ctx.seed}`, outcome: { passed, evaluator: "fake" } };
       log(ctx, "end");
       return out;
     },
