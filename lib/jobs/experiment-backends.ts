@@ -5,7 +5,7 @@
  *   idlePollMs (at once when woken by enqueueExperimentAttempts in the same process). Any number of
  *   processes may poll one SQLite file; the conditional claim keeps attempts exclusive.
  * - "pg-boss" (PostgreSQL): one job `{ attemptId }` per attempt on queue EXPERIMENT_QUEUE
- *   (policy stately: at most one waiting job per attempt; no pg-boss retries). Every worker
+ *   (policy short: at most one waiting job per attempt; no pg-boss retries). Every worker
  *   process `work`s the queue and claims the row for the id it is given. A maintenance timer
  *   (every leaseMs / 2) sweeps (sweepExperiments) and re-sends jobs for claimable attempts that
  *   have none waiting: queued ones older than a few seconds (their send was lost) and running ones
@@ -38,13 +38,25 @@ const queues = new WeakSet<object>();
 async function bossWithQueue(url: string) {
   const boss = await getBoss(url);
   if (!queues.has(boss)) {
-    await boss.createQueue(EXPERIMENT_QUEUE, { name: EXPERIMENT_QUEUE, policy: "stately", retryLimit: 0, expireInSeconds: 4 * 3600 });
+    const create = () => boss.createQueue(EXPERIMENT_QUEUE, { name: EXPERIMENT_QUEUE, policy: "short", retryLimit: 0, expireInSeconds: 4 * 3600 });
+    // Two processes creating the queue at the same moment may deadlock in PostgreSQL: try again once.
+    await create().catch(async () => {
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
+      await create();
+    });
     queues.add(boss);
   }
   return boss;
 }
 
-async function sendAttemptJobs(url: string, ids: string[]): Promise<number> {
+/**
+ * One job per attempt, keyed by the attempt id on a queue of policy "short": a re-send while a job
+ * for the attempt is still waiting is dropped; a job may wait beside an "active" one of the same
+ * attempt (a dead worker's job stays active in pg-boss until it expires — with policy "stately" a
+ * second job of that key could never become active, and pg-boss's fetch of the whole queue fails).
+ * Duplicates are harmless: the row's conditional claim runs an attempt once.
+ */
+async function sendAttemptJobs(db: Db, url: string, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   const boss = await bossWithQueue(url);
   let sent = 0;
@@ -64,7 +76,7 @@ export async function enqueueExperimentAttempts(db: Db, attemptIds: string[], o:
     for (const w of localWorkers) w.wake();
     return 0;
   }
-  return sendAttemptJobs(o.url ?? resolveDatabaseUrl(process.env.DATABASE_URL), attemptIds);
+  return sendAttemptJobs(db, o.url ?? resolveDatabaseUrl(process.env.DATABASE_URL), attemptIds);
 }
 
 /** Enqueue every claimable attempt of an experiment (after create, or to resume one). @returns jobs sent */
@@ -83,7 +95,7 @@ export async function startExperimentWorkerBackend(o: StartExperimentWorkerOptio
     ...o,
     onNewAttempts: async (ids) => {
       await o.onNewAttempts?.(ids);
-      if (pg) await sendAttemptJobs(url, ids).catch((e) => process.stderr.write(`experiment enqueue failed (a sweep re-sends): ${(e as Error).message}\n`));
+      if (pg) await sendAttemptJobs(o.db, url, ids).catch((e) => process.stderr.write(`experiment enqueue failed (a sweep re-sends): ${(e as Error).message}\n`));
       else worker.wake();
     },
   });
@@ -114,7 +126,7 @@ export async function startExperimentWorkerBackend(o: StartExperimentWorkerOptio
   let busy = false;
   const maintain = async () => {
     await worker.sweep();
-    await sendAttemptJobs(url, await listClaimableAttemptIds(o.db, { experimentId: o.experimentId, olderThanMs: Math.max(2000, leaseMs / 3) }));
+    await sendAttemptJobs(o.db, url, await listClaimableAttemptIds(o.db, { experimentId: o.experimentId, olderThanMs: Math.max(2000, leaseMs / 3) }));
   };
   const timer = setInterval(
     () => {

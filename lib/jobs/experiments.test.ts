@@ -237,9 +237,14 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
     "PostgreSQL: two worker processes share an experiment through pg-boss; one is killed, the other finishes it, each attempt counted once",
     async () => {
       const methods = ["self-reflection", "suspicious-node", "random-node"];
-      const [a, b] = await Promise.all([spawnWorker("pg-a"), spawnWorker("pg-b")]);
+      // one after the other: two fresh processes creating pg-boss's schema at once can deadlock
+      const a = await spawnWorker("pg-a");
+      const b = await spawnWorker("pg-b");
       const e = await createExperiment(h.db, { settings: settings({ attempts: 2 }), methods, caseIds: caseIds.slice(0, 6), caseSet: { kind: "list" } });
-      expect(await enqueueExperiment(h.db, e.id, { url: h.url })).toBe(6 + 12 + 12);
+      // one job per claimable attempt (6 + 12 + 12); the workers' maintenance may already have sent some (then dropped here)
+      const sent = await enqueueExperiment(h.db, e.id, { url: h.url });
+      expect(sent).toBeGreaterThan(0);
+      expect(sent).toBeLessThanOrEqual(30);
       await enqueueExperiment(h.db, e.id, { url: h.url }); // duplicates are dropped / harmless
       await waitFor("both workers busy", async () => {
         const rows = await listExperimentAttempts(h.db, e.id);
@@ -248,7 +253,10 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
       });
       a.child.kill("SIGKILL");
       await new Promise((r) => a.child.once("exit", r));
-      const done = await finalExperiment(e.id, 90_000);
+      const done = await finalExperiment(e.id, 90_000).catch(async (err) => {
+        const left = (await listExperimentAttempts(h.db, e.id)).filter((r) => r.status === "queued" || r.status === "running");
+        throw new Error(`${(err as Error).message}; left: ${JSON.stringify(left.map((r) => [r.id, r.status, r.leaseOwner, r.claims]))}; b: ${b.stderr().slice(-1500)}`);
+      });
       expect(done.status).toBe("finished");
       const rows = await listExperimentAttempts(h.db, e.id);
       checkExactlyOnce(rows, methods, 6, 2);
