@@ -487,15 +487,19 @@ const attemptInclude = { experimentCase: { select: { bundleId: true, mas: true, 
 export async function listExperimentAttempts(
   db: Db,
   experimentId: string,
-  f: { method?: string; mas?: string; primaryCategory?: string; status?: AttemptRowStatus; caseBundleId?: string } = {},
+  f: { method?: string | null; mas?: string | null; primaryCategory?: string | null; status?: AttemptRowStatus; caseBundleId?: string } = {},
 ): Promise<ExperimentAttemptView[]> {
+  // "all" does not filter; category "none" = cases without a primary category (lib/experiments NO_CATEGORY)
+  const mas = f.mas && f.mas !== "all" ? f.mas : null;
+  const category = f.primaryCategory && f.primaryCategory !== "all" ? f.primaryCategory : null;
+  const method = f.method && f.method !== "all" ? f.method : null;
   const rows = await db.experimentAttempt.findMany({
     where: {
       experimentId,
-      ...(f.method ? { method: f.method } : {}),
+      ...(method ? { method } : {}),
       ...(f.status ? { status: f.status } : {}),
-      ...(f.mas || f.primaryCategory || f.caseBundleId
-        ? { experimentCase: { ...(f.mas ? { mas: f.mas } : {}), ...(f.primaryCategory ? { primaryCategory: f.primaryCategory } : {}), ...(f.caseBundleId ? { bundleId: f.caseBundleId } : {}) } }
+      ...(mas || category || f.caseBundleId
+        ? { experimentCase: { ...(mas ? { mas } : {}), ...(category ? { primaryCategory: category === "none" ? null : category } : {}), ...(f.caseBundleId ? { bundleId: f.caseBundleId } : {}) } }
         : {}),
     },
     include: attemptInclude,

@@ -223,3 +223,35 @@ export async function experimentCsv(db: Db, experimentId: string, table: string)
   if (!r) return null;
   return tableToCsv(experimentTable(table as ExperimentTable, r.report, frozenSettingsRecord(r.experiment), r.attempts.map(toAttemptListItem)));
 }
+
+/**
+ * The frozen settings of an experiment started from the app: endpoint and model of "Replay from
+ * here" (SYMTRACE_REPLAY_UPSTREAM, SYMTRACE_REPLAY_MODEL, SYMTRACE_REPLAY_TOOL_UPSTREAM), the
+ * evaluator SYMTRACE_REPLAY_EVALUATOR, the reproduction judge SYMTRACE_EXPERIMENT_JUDGE (a command,
+ * exit 0 = reproduced) or else an LLM judge at SYMTRACE_JUDGE_UPSTREAM (SYMTRACE_JUDGE_MODEL), and
+ * SYMTRACE_EXPERIMENT_TIMEOUT_MS (per attempt, default 600000). The MAS is always each case's
+ * registered runner (a request never names a command).
+ * @returns the settings, or an error message naming the missing variable
+ */
+export function experimentSettingsFromEnv(
+  o: { attempts: number; seed?: number; maxCalls?: number | null; maxTokens?: number | null },
+  env: NodeJS.ProcessEnv = process.env,
+): ExperimentSettings | { error: string } {
+  const upstream = env.SYMTRACE_REPLAY_UPSTREAM;
+  if (!upstream) return { error: "experiments need a live endpoint: set SYMTRACE_REPLAY_UPSTREAM (the same for every arm)" };
+  const judgeCommand = env.SYMTRACE_EXPERIMENT_JUDGE?.trim();
+  const judgeUpstream = env.SYMTRACE_JUDGE_UPSTREAM?.trim();
+  const timeout = Number(env.SYMTRACE_EXPERIMENT_TIMEOUT_MS ?? 600_000);
+  return {
+    upstream,
+    toolUpstream: env.SYMTRACE_REPLAY_TOOL_UPSTREAM || null,
+    model: env.SYMTRACE_REPLAY_MODEL || null,
+    evaluator: env.SYMTRACE_REPLAY_EVALUATOR?.trim() || null,
+    reproductionJudge: judgeCommand ? { kind: "command", command: judgeCommand } : judgeUpstream ? { kind: "llm", upstream: judgeUpstream, model: env.SYMTRACE_JUDGE_MODEL || null } : null,
+    command: null,
+    seed: o.seed ?? Math.floor(Math.random() * 2 ** 31),
+    attempts: o.attempts,
+    budget: { maxCalls: o.maxCalls ?? null, maxTokens: o.maxTokens ?? null },
+    timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 600_000,
+  };
+}
