@@ -612,7 +612,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
    * new nodes; `parent = { bundleId, targetNodeId, guidance, mode: "selective", boundaryNodeId,
    * boundarySeq }`. Continue mode (`continueAtEnd`): every source node is the prefix and
    * `parent.mode = "continue"`. A partial rollout (`maxLiveLlm`) adds `parent.rollout = { maxLiveLlm,
-   * liveLlm, stoppedAtLimit }` and may be built after the session stopped at the limit.
+   * liveLlm, stoppedAtLimit }` and may be built after the session stopped at the limit (then it has
+   * no final_result node: the run did not end); a continue replay drops the source's final_result.
    * @param end.id the new bundle id; end.final the run's final value; end.runner the command used
    * @throws Error when the session has no target (and is not a continue replay), diverged, or never went live
    * @throws BundleValidationError if the result violates spec §Validation (a bug)
@@ -622,10 +623,12 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     if (!this.target && !this.opts.continueAtEnd) throw new Error("toBundle needs a target (selective replay) or continueAtEnd");
     const continuedNothing = !!this.opts.continueAtEnd && this.state === "replaying" && this.j >= this.source.records.length;
     if (this.state !== "live" && !limited && !continuedNothing) throw new Error(`no replay bundle: the session is ${this.state}, not live`);
-    this.builder.finish(end.final);
+    // A run stopped at the rollout limit has not ended: no final_result node.
+    if (!limited) this.builder.finish(end.final);
     const s = this.source;
     const tpos = this.target ? s.order.indexOf(this.target.boundaryNodeId) : s.order.length;
-    const prefixOrder = s.order.slice(0, tpos);
+    // Continue mode: the run goes on, so the source's own end (a final_result) is not part of the prefix.
+    const prefixOrder = this.target ? s.order.slice(0, tpos) : s.order.filter((id) => this.nodeById.get(id)?.type !== "final_result");
     const prefix = new Set(prefixOrder);
     const prefixNodes = prefixOrder.map((id) => this.nodeById.get(id)!);
     const prefixEdges: BundleEdge[] = s.graph.edges.filter((e) => prefix.has(e.from) && prefix.has(e.to));

@@ -57,6 +57,7 @@ describe("partial rollouts (scripted local OpenAI-compatible server)", () => {
     expect(b.records.slice(0, target.seq)).toEqual(source.records.slice(0, target.seq));
     expect(b.parent).toMatchObject({ bundleId: source.id, targetNodeId: target.nodeId, guidance: "Check each price twice.", mode: "selective", rollout: { maxLiveLlm: 2, liveLlm: 2, stoppedAtLimit: true } });
     expect(b.records.length).toBeLessThan(source.records.length);
+    expect(b.graph.nodes.filter((n) => n.type === "final_result")).toEqual([]); // the run did not end
   }, 120_000);
 
   test("a continue replay verifies every record of the partial bundle, then runs L more live steps; chained to the end it completes the run", async () => {
