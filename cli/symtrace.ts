@@ -11,6 +11,8 @@
  *   annotations export --out <file> [--case <bundleId>] [--submitted-only]
  *   detect <bundle-file|caseId|bundleId> [--judge]   (cli/detect.ts)
  *   detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]
+ *   apikey create --name <n> | apikey list | apikey revoke <id|prefix>   (cli/otlp.ts)
+ *   otlp flush [--trace <traceId>] | otlp status
  *
  * Exit codes: 0 ok; 1 invalid input or any failed file/record (import still stores the good
  * ones); 2 bad usage.
@@ -43,6 +45,8 @@ const USAGE = [
   "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>",
   "symtrace detect <bundle-file|caseId|bundleId> [--judge]   (suspicious nodes and the intervention anchor; --judge: SYMTRACE_JUDGE_UPSTREAM, SYMTRACE_JUDGE_MODEL)",
   "symtrace detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]   (anchor/top-3 hit rates and per-category precision/recall vs reference nodes, with Random-Node and Last-Node baselines)",
+  "symtrace apikey create --name <name> | apikey list | apikey revoke <id|prefix>   (API keys for the OTLP/HTTP receiver; create prints {\"key\": ...} once)",
+  "symtrace otlp flush [--trace <traceId>] | otlp status   (assemble received OTLP traces now / staging counts)",
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
@@ -344,6 +348,14 @@ async function main(argv: string[]): Promise<number> {
       print(r.output as Out);
       return r.code;
     }
+    case "apikey":
+    case "otlp": {
+      const { apikeyCommand, otlpCommand } = await import("./otlp");
+      const r = await (cmd === "apikey" ? apikeyCommand : otlpCommand)(args, openMigratedDb);
+      if (r.code === 2) throw new UsageError(((r.output as { errors: Array<{ message: string }> }).errors[0]?.message) ?? "bad usage");
+      print(r.output as Out);
+      return r.code;
+    }
     case "replay": {
       const { replayCommand } = await import("./replay");
       const r = await replayCommand(args);
@@ -352,7 +364,7 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | apikey create|list|revoke | otlp flush|status`,
       );
   }
 }

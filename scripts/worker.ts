@@ -7,9 +7,12 @@
  * Environment: DATABASE_URL; SYMTRACE_WORKER_CONCURRENCY (default 1); SYMTRACE_WORKER_STALE_MS
  * (default 30000); SYMTRACE_WORKER_HEARTBEAT_MS (default 1000); SYMTRACE_WORKER_ID.
  * Test hook: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake executor (no MAS, no network).
+ * The OTLP trace assembler (lib/services/otlp-assembler.ts) runs here too: SYMTRACE_OTLP_IDLE_SECONDS
+ * (default 30); SYMTRACE_OTLP_ASSEMBLER=0 turns it off.
  */
 import { openDb, resolveDatabaseUrl } from "../lib/db";
 import { closeBoss, fakeExecutorFromEnv, newWorkerId, startWorkerBackend } from "../lib/jobs";
+import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
 
@@ -29,6 +32,7 @@ async function main(): Promise<void> {
     heartbeatMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000),
     log,
   });
+  const assembler = process.env.SYMTRACE_OTLP_ASSEMBLER === "0" ? null : startOtlpAssembler({ db, idleMs: otlpIdleMs(), log });
   log(`replay worker ${workerId} started (${provider}, ${backend.kind}${executor ? ", fake executor " + process.env.SYMTRACE_WORKER_FAKE_EXECUTOR : ""})`);
 
   let stopping = false;
@@ -37,6 +41,7 @@ async function main(): Promise<void> {
     stopping = true;
     log(`replay worker ${workerId}: ${signal}, stopping`);
     void (async () => {
+      await assembler?.stop();
       await backend.stop({ graceMs: num(process.env.SYMTRACE_WORKER_GRACE_MS, 5000) });
       if (provider === "postgresql") await closeBoss(url);
       await db.$disconnect();

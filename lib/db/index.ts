@@ -6,3 +6,5 @@ export * from "./annotations";
 export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";
+export * from "./api-keys";
+export * from "./otlp";
