@@ -76,8 +76,8 @@ const lastTouched = new Map<string, number>();
 /**
  * The key with this secret if it exists, is not revoked and has `scope`; else null. Reads only.
  * `touch` says whether its lastUsedAt is due (at most once a minute per key and process): the
- * caller writes it with the request's own data ({@link touchApiKey}), so a refused request
- * writes nothing.
+ * caller writes it ({@link touchApiKey}) only after the request's data is stored, so a refused
+ * request writes nothing.
  */
 export async function verifyApiKey(db: Db, key: string, scope: string = TRACES_WRITE): Promise<{ id: string; name: string; touch: boolean } | null> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
@@ -86,7 +86,7 @@ export async function verifyApiKey(db: Db, key: string, scope: string = TRACES_W
   return { id: row.id, name: row.name, touch: (lastTouched.get(row.id) ?? 0) < Date.now() - 60_000 };
 }
 
-/** Set a key's lastUsedAt (inside the caller's transaction `tx`). */
+/** Set a key's lastUsedAt to now. */
 export async function touchApiKey(tx: Pick<Db, "apiKey">, id: string): Promise<void> {
   const now = Date.now();
   lastTouched.set(id, now);

@@ -15,10 +15,16 @@ import { busyTimeoutMs, providerOf, resolveDatabaseUrl, sqliteFilePath, type Pro
 export type Db = InstanceType<typeof SqliteClient>;
 
 const providers = new WeakMap<object, Provider>();
+const urls = new WeakMap<object, string>();
 
 /** Which database a client talks to. */
 export function providerOfDb(db: Db): Provider {
   return providers.get(db) ?? "sqlite";
+}
+
+/** The URL a client was opened with (null for a client not made by openDb). */
+export function urlOfDb(db: Db): string | null {
+  return urls.get(db) ?? null;
 }
 
 export interface DbHandle {
@@ -75,11 +81,13 @@ export function openDb(url: string = resolveDatabaseUrl(process.env.DATABASE_URL
     mkdirSync(path.dirname(file), { recursive: true });
     const db = new SqliteClient({ adapter: sqliteAdapter(file) }) as Db;
     providers.set(db, provider);
+    urls.set(db, url);
     return { db, provider, url };
   }
   const adapter = new PrismaPg({ connectionString: url });
   const db = new PostgresClient({ adapter }) as unknown as Db;
   providers.set(db, provider);
+  urls.set(db, url);
   return { db, provider, url };
 }
 

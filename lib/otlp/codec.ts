@@ -157,7 +157,7 @@ function collect(value: Rec, where: string): DecodedRequest {
 }
 
 /**
- * Decode an ExportTraceServiceRequest in protobuf.
+ * Decode an ExportTraceServiceRequest in protobuf into OTLP/JSON spans (used at assembly).
  * @param body the (already decompressed) request bytes
  * @returns accepted spans and rejected ones (an id of the wrong length or all zeros, no start time)
  * @throws OtlpDecodeError when the bytes are not a valid ExportTraceServiceRequest
@@ -193,6 +193,68 @@ export function decodeJsonRequest(text: string): DecodedRequest {
   }
   if (!isRec(value)) throw new OtlpDecodeError("the JSON body is not an object ExportTraceServiceRequest {resourceSpans: [...]}");
   return collect(value, "JSON body");
+}
+
+/** Trace and span id (lower-case hex) of one accepted span. */
+export interface SpanKey {
+  traceId: string;
+  spanId: string;
+}
+
+/** What the receiver needs from a request: the accepted spans' ids and the rejected spans. */
+export interface IndexedRequest {
+  keys: SpanKey[];
+  rejected: RejectedSpan[];
+}
+
+type Bytes = Uint8Array & { toString?(enc: string): string };
+const hexOf = (b: Bytes): string => Buffer.from(b.buffer, b.byteOffset, b.byteLength).toString("hex");
+const allZero = (b: Uint8Array): boolean => b.every((x) => x === 0);
+/** A decoded fixed64 (number, or a Long when long.js is present) is a positive time. */
+const positive = (v: unknown): boolean =>
+  typeof v === "number" ? v > 0 : typeof v === "object" && v !== null && "low" in v && "high" in v ? (v as { low: number; high: number }).low !== 0 || (v as { low: number; high: number }).high !== 0 : false;
+
+/**
+ * The receive path for protobuf: decode and validate, without converting to OTLP/JSON (the body
+ * is stored as received and converted at assembly by {@link decodeProtobufRequest}, which applies
+ * the same acceptance rules: 16-byte trace id and 8-byte span id, not all zero; a start time).
+ * @throws OtlpDecodeError when the bytes are not a valid ExportTraceServiceRequest
+ */
+export function indexProtobufRequest(body: Uint8Array): IndexedRequest {
+  const { request } = otlpCodec();
+  let msg: { resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: Array<{ traceId?: Bytes; spanId?: Bytes; startTimeUnixNano?: unknown }> }> }> };
+  try {
+    msg = request.decode(body) as unknown as typeof msg;
+  } catch (e) {
+    throw new OtlpDecodeError(`not a protobuf ExportTraceServiceRequest: ${(e as Error).message}`);
+  }
+  const keys: SpanKey[] = [];
+  const rejected: RejectedSpan[] = [];
+  (msg.resourceSpans ?? []).forEach((rs, ri) => {
+    (rs.scopeSpans ?? []).forEach((ss, si) => {
+      (ss.spans ?? []).forEach((sp, pi) => {
+        const path = `$.resourceSpans[${ri}].scopeSpans[${si}].spans[${pi}]`;
+        const t = sp.traceId;
+        const id = sp.spanId;
+        if (!t || t.length !== 16 || allZero(t)) rejected.push({ path: `${path}.traceId`, message: "traceId must be 16 bytes (32 hex digits), not all zero" });
+        else if (!id || id.length !== 8 || allZero(id)) rejected.push({ path: `${path}.spanId`, message: "spanId must be 8 bytes (16 hex digits), not all zero" });
+        else if (!positive(sp.startTimeUnixNano)) rejected.push({ path: `${path}.startTimeUnixNano`, message: "startTimeUnixNano is missing or not a positive integer" });
+        else keys.push({ traceId: hexOf(t), spanId: hexOf(id) });
+      });
+    });
+  });
+  return { keys, rejected };
+}
+
+/** The receive path for OTLP/JSON (same rules as {@link decodeJsonRequest}). */
+export function indexJsonRequest(text: string): IndexedRequest {
+  const d = decodeJsonRequest(text);
+  return { keys: d.spans.map((s) => ({ traceId: s.traceId, spanId: s.spanId })), rejected: d.rejected };
+}
+
+/** The accepted spans of a stored request body (OTLP/JSON form), for assembly. */
+export function spansOfBody(kind: "protobuf" | "json", body: Uint8Array): DecodedSpan[] {
+  return (kind === "protobuf" ? decodeProtobufRequest(body) : decodeJsonRequest(Buffer.from(body.buffer, body.byteOffset, body.byteLength).toString("utf8"))).spans;
 }
 
 /**

@@ -10,7 +10,7 @@
  * (instrumentation.ts → {@link ensureEmbeddedOtlpAssembler}) and in `npm run worker`; several
  * processes share the work through a claim per trace (lib/db claimOtlpTrace).
  */
-import { CaseConflictError, claimOtlpTrace, finishOtlpAssembly, importCase, listDueOtlpTraces, loadOtlpTraceJson, releaseOtlpClaim, type Db } from "../db";
+import { CaseConflictError, claimOtlpTrace, deleteUnusedOtlpBatches, finishOtlpAssembly, importCase, listDueOtlpTraces, loadOtlpTrace, releaseOtlpClaim, type Db, type OtlpBatchCache } from "../db";
 import { readEnv, type Env } from "../env";
 import { importOtel } from "../importers";
 
@@ -37,11 +37,11 @@ export interface AssemblyResult {
  * Assemble one trace now (it must be claimed by the caller, see {@link assembleDueOtlpTraces}).
  * @returns what happened; never throws for bad span content (status "failed" with the reason)
  */
-export async function assembleOtlpTrace(db: Db, traceId: string): Promise<Omit<AssemblyResult, "stillPending">> {
+export async function assembleOtlpTrace(db: Db, traceId: string, cache?: OtlpBatchCache): Promise<Omit<AssemblyResult, "stillPending">> {
   const bundleId = `otlp/${traceId}`;
-  const { json, spans } = await loadOtlpTraceJson(db, traceId);
+  const { value, spans } = await loadOtlpTrace(db, traceId, cache);
   if (spans === 0) return { traceId, bundleId, status: "failed", spans, error: "no spans stored for this trace" };
-  const res = importOtel(json, { fileName: OTLP_LIVE_FILE });
+  const res = importOtel(JSON.stringify(value), { fileName: OTLP_LIVE_FILE });
   const c = res.cases.find((x) => x.bundle.id === bundleId);
   if (!c) {
     const errs = res.failures.flatMap((f) => f.errors.map((e) => `${e.path}: ${e.message}`));
@@ -65,12 +65,13 @@ export async function assembleOtlpTrace(db: Db, traceId: string): Promise<Omit<A
  */
 export async function assembleDueOtlpTraces(db: Db, o: { idleMs: number; traceId?: string; take?: number; log?: (line: string) => void }): Promise<AssemblyResult[]> {
   const out: AssemblyResult[] = [];
+  const cache: OtlpBatchCache = new Map();
   const due = await listDueOtlpTraces(db, { idleMs: o.idleMs, traceId: o.traceId, take: o.take });
   for (const traceId of due) {
     const claimed = await claimOtlpTrace(db, traceId);
     if (claimed === null) continue;
     try {
-      const r = await assembleOtlpTrace(db, traceId);
+      const r = await assembleOtlpTrace(db, traceId, cache);
       const fin = await finishOtlpAssembly(db, traceId, { claimedLastReceivedMs: claimed, assembledSpans: r.status === "failed" ? null : r.spans, error: r.error ?? null });
       out.push({ ...r, stillPending: fin.stillPending });
       o.log?.(`otlp: ${r.bundleId} ${r.status} (${r.spans} spans)${r.error ? `: ${r.error}` : ""}`);
@@ -97,9 +98,18 @@ export function startOtlpAssembler(o: { db: Db; idleMs?: number; intervalMs?: nu
   const every = o.intervalMs ?? Math.min(5000, Math.max(250, Math.round(idleMs / 4)));
   let running: Promise<AssemblyResult[]> | null = null;
   let stopped = false;
+  let lastCleanup = 0;
   const tick = () => {
     if (!running) {
       running = assembleDueOtlpTraces(o.db, { idleMs, log: o.log })
+        .then(async (r) => {
+          // request bodies whose spans were all re-sent later: once every 10 minutes
+          if (Date.now() - lastCleanup > 10 * 60_000) {
+            lastCleanup = Date.now();
+            await deleteUnusedOtlpBatches(o.db);
+          }
+          return r;
+        })
         .catch((e: unknown) => {
           o.log?.(`otlp assembler: ${(e as Error).message}`);
           return [] as AssemblyResult[];

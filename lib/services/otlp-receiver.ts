@@ -9,7 +9,8 @@
  * 2. API key with scope `traces:write` (`Authorization: Bearer <key>` or Basic) (else 401);
  * 3. body at most SYMTRACE_OTLP_MAX_BYTES (default 32 MiB), before and after gzip (else 413);
  * 4. `Content-Encoding` gzip or none (else 415); a body that does not decode: 400;
- * 5. the accepted spans are stored in one transaction (lib/db storeOtlpSpans), then 200 with an
+ * 5. the body (as received, decompressed) and one row per accepted span are stored in one
+ *    transaction (lib/db storeOtlpBatch), then 200 with an
  *    ExportTraceServiceResponse (protobuf for protobuf requests, JSON for JSON), carrying
  *    `partial_success {rejected_spans, error_message}` when some spans were refused (bad ids, no
  *    start time). A database failure answers 503 (the exporter retries).
@@ -18,9 +19,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { gunzipSync } from "node:zlib";
-import { apiKeyFromHeaders, storeOtlpSpans, verifyApiKey, type Db } from "../db";
+import { apiKeyFromHeaders, storeOtlpBatch, touchApiKey, verifyApiKey, type Db } from "../db";
 import { readEnv, type Env } from "../env";
-import { decodeJsonRequest, decodeProtobufRequest, encodeExportResponse, encodeStatus, OtlpDecodeError } from "../otlp/codec";
+import { encodeExportResponse, encodeStatus, indexJsonRequest, indexProtobufRequest, OtlpDecodeError } from "../otlp/codec";
 
 /** Default body limit: 32 MiB (SYMTRACE_OTLP_MAX_BYTES overrides). */
 export const DEFAULT_OTLP_MAX_BYTES = 32 * 1024 * 1024;
@@ -114,18 +115,20 @@ export async function receiveOtlpTraces(db: Db, req: Request, o: { maxBytes?: nu
 
   let decoded;
   try {
-    decoded = kind === "protobuf" ? decodeProtobufRequest(body) : decodeJsonRequest(body.toString("utf8"));
+    decoded = kind === "protobuf" ? indexProtobufRequest(body) : indexJsonRequest(body.toString("utf8"));
   } catch (e) {
     if (e instanceof OtlpDecodeError) return reply(kind, 400, RPC.INVALID_ARGUMENT, e.message);
     return reply(kind, 400, RPC.INVALID_ARGUMENT, `undecodable body: ${(e as Error).message}`);
   }
 
   try {
-    await storeOtlpSpans(db, decoded.spans, { touchKeyId: verified.touch ? verified.id : null });
+    await storeOtlpBatch(db, { kind, body, keys: decoded.keys });
   } catch (e) {
-    console.error(`OTLP receiver: could not store ${decoded.spans.length} span(s): ${(e as Error).message}`);
+    console.error(`OTLP receiver: could not store ${decoded.keys.length} span(s): ${(e as Error).message}`);
     return reply(kind, 503, RPC.UNAVAILABLE, "the spans could not be stored; retry later", { "retry-after": "2" });
   }
+  // After the spans are committed (a refused request writes nothing); best effort.
+  if (verified.touch) await touchApiKey(db, verified.id).catch(() => undefined);
   const r = encodeExportResponse(kind, decoded.rejected.length, decoded.rejected.length ? rejectionMessage(decoded.rejected) : "");
   return new Response(r.body as BodyInit, { status: 200, headers: { "content-type": r.contentType } });
 }

@@ -12,21 +12,21 @@ CREATE TABLE "ApiKey" (
 );
 
 -- CreateTable
-CREATE TABLE "OtlpSpan" (
-    "traceId" TEXT NOT NULL,
-    "spanId" TEXT NOT NULL,
-    "resourceKey" TEXT NOT NULL,
-    "spanJson" TEXT NOT NULL,
-    "receivedMs" BIGINT NOT NULL,
-
-    PRIMARY KEY ("traceId", "spanId")
+CREATE TABLE "OtlpBatch" (
+    "id" TEXT NOT NULL PRIMARY KEY,
+    "kind" TEXT NOT NULL,
+    "body" BLOB NOT NULL,
+    "receivedMs" BIGINT NOT NULL
 );
 
 -- CreateTable
-CREATE TABLE "OtlpResource" (
-    "key" TEXT NOT NULL PRIMARY KEY,
-    "resourceJson" TEXT NOT NULL,
-    "scopeJson" TEXT NOT NULL
+CREATE TABLE "OtlpSpan" (
+    "traceId" TEXT NOT NULL,
+    "spanId" TEXT NOT NULL,
+    "batchId" TEXT NOT NULL,
+    "receivedMs" BIGINT NOT NULL,
+
+    PRIMARY KEY ("traceId", "spanId")
 );
 
 -- CreateTable
@@ -43,6 +43,9 @@ CREATE TABLE "OtlpTrace" (
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ApiKey_keyHash_key" ON "ApiKey"("keyHash");
+
+-- CreateIndex
+CREATE INDEX "OtlpSpan_batchId_idx" ON "OtlpSpan"("batchId");
 
 -- CreateIndex
 CREATE INDEX "OtlpTrace_pending_lastReceivedMs_idx" ON "OtlpTrace"("pending", "lastReceivedMs");

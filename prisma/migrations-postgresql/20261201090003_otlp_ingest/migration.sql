@@ -14,23 +14,23 @@ CREATE TABLE "ApiKey" (
 );
 
 -- CreateTable
-CREATE TABLE "OtlpSpan" (
-    "traceId" TEXT NOT NULL,
-    "spanId" TEXT NOT NULL,
-    "resourceKey" TEXT NOT NULL,
-    "spanJson" TEXT NOT NULL,
+CREATE TABLE "OtlpBatch" (
+    "id" TEXT NOT NULL,
+    "kind" TEXT NOT NULL,
+    "body" BYTEA NOT NULL,
     "receivedMs" BIGINT NOT NULL,
 
-    CONSTRAINT "OtlpSpan_pkey" PRIMARY KEY ("traceId","spanId")
+    CONSTRAINT "OtlpBatch_pkey" PRIMARY KEY ("id")
 );
 
 -- CreateTable
-CREATE TABLE "OtlpResource" (
-    "key" TEXT NOT NULL,
-    "resourceJson" TEXT NOT NULL,
-    "scopeJson" TEXT NOT NULL,
+CREATE TABLE "OtlpSpan" (
+    "traceId" TEXT NOT NULL,
+    "spanId" TEXT NOT NULL,
+    "batchId" TEXT NOT NULL,
+    "receivedMs" BIGINT NOT NULL,
 
-    CONSTRAINT "OtlpResource_pkey" PRIMARY KEY ("key")
+    CONSTRAINT "OtlpSpan_pkey" PRIMARY KEY ("traceId","spanId")
 );
 
 -- CreateTable
@@ -49,6 +49,9 @@ CREATE TABLE "OtlpTrace" (
 
 -- CreateIndex
 CREATE UNIQUE INDEX "ApiKey_keyHash_key" ON "ApiKey"("keyHash");
+
+-- CreateIndex
+CREATE INDEX "OtlpSpan_batchId_idx" ON "OtlpSpan"("batchId");
 
 -- CreateIndex
 CREATE INDEX "OtlpTrace_pending_lastReceivedMs_idx" ON "OtlpTrace"("pending", "lastReceivedMs");
