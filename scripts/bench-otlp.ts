@@ -17,7 +17,7 @@
  * BENCH_OTLP_PORT (default 4730) is the receiver's port.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
@@ -129,6 +129,18 @@ async function sendAll(base: string, key: string, bodies: Uint8Array[], concurre
   return lat;
 }
 
+/** CPU seconds (user + system) a process has used so far (Linux /proc; null elsewhere). */
+function cpuSecondsOf(pid: number | undefined): number | null {
+  if (!pid) return null;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return null;
+  }
+}
+
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))] ?? 0;
 
 export async function runOtlpBench(): Promise<void> {
@@ -138,7 +150,7 @@ export async function runOtlpBench(): Promise<void> {
   const port = Number(process.env.BENCH_OTLP_PORT ?? 4730);
   const doGzip = process.env.BENCH_OTLP_GZIP !== "0";
   const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-bench-otlp-"));
-  const results: Array<{ pass: string; spans: number; ms: number; rate: number; p50: number; p95: number; mb: number }> = [];
+  const results: Array<{ pass: string; spans: number; ms: number; rate: number; p50: number; p95: number; mb: number; cpuS: number | null }> = [];
   let child: ChildProcess | null = null;
   try {
     const t0 = performance.now();
@@ -159,20 +171,23 @@ export async function runOtlpBench(): Promise<void> {
     // warm-up: one request (JIT, connection), not counted; its spans are of trace ids not used after
     await sendAll(started.base, key, [benchBodies(batch, batch).bodies[0]], 1, false);
     for (const p of passes) {
+      const c0 = cpuSecondsOf(child.pid);
       const s0 = performance.now();
       const lat = await sendAll(started.base, key, p.bodies, concurrency, p.gzip);
       const ms = performance.now() - s0;
-      results.push({ pass: p.pass, spans: total, ms, rate: (total / ms) * 1000, p50: pct(lat, 50), p95: pct(lat, 95), mb: p.bytes / 1e6 });
+      const c1 = cpuSecondsOf(child.pid);
+      results.push({ pass: p.pass, spans: total, ms, rate: (total / ms) * 1000, p50: pct(lat, 50), p95: pct(lat, 95), mb: p.bytes / 1e6, cpuS: c0 !== null && c1 !== null ? c1 - c0 : null });
     }
     const expected = total * passes.length;
     const stored = await db.otlpSpan.count();
     await db.$disconnect();
     // the warm-up's spans are the first batch of the protobuf pass (re-sent spans replace their copy)
     if (stored !== expected) throw new Error(`stored ${stored} spans, expected ${expected}: spans were lost`);
-    console.log(`OTLP receiver benchmark (SQLite, batches of ${batch} spans, ${concurrency} in flight, node ${process.version}, ${os.cpus().length} cpus; encoding ${bodies.length} requests took ${encodeMs.toFixed(0)} ms, not counted)`);
+    const load = os.loadavg()[0];
+    console.log(`OTLP receiver benchmark (SQLite, batches of ${batch} spans, ${concurrency} in flight, node ${process.version}, ${os.cpus().length} cpus, load average ${load.toFixed(1)}; encoding ${bodies.length} requests took ${encodeMs.toFixed(0)} ms, not counted)`);
     for (const r of results) {
       console.log(
-        `  ${r.pass.padEnd(14)} ${String(r.spans).padStart(8)} spans  ${r.ms.toFixed(0).padStart(7)} ms  ${r.rate.toFixed(0).padStart(7)} spans/s  p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms per request  ${r.mb.toFixed(1)} MB sent  ${r.rate >= GOAL ? `goal >= ${GOAL}: met` : `goal >= ${GOAL}: NOT met`}`,
+        `  ${r.pass.padEnd(14)} ${String(r.spans).padStart(8)} spans  ${r.ms.toFixed(0).padStart(7)} ms  ${r.rate.toFixed(0).padStart(7)} spans/s  p50 ${r.p50.toFixed(1)} ms  p95 ${r.p95.toFixed(1)} ms per request  ${r.mb.toFixed(1)} MB sent  ${r.rate >= GOAL ? `goal >= ${GOAL}: met` : `goal >= ${GOAL}: NOT met`}${r.cpuS ? `  (receiver CPU ${r.cpuS.toFixed(1)} s = ${Math.round(r.spans / r.cpuS)} spans per CPU-second)` : ""}`,
       );
     }
     console.log(`  stored: ${stored} spans (every span answered 200 is in the database)`);
@@ -183,6 +198,8 @@ export async function runOtlpBench(): Promise<void> {
         spans_per_s: Math.round(results[0].rate),
         goal_met: results[0].rate >= GOAL,
         gzip_spans_per_s: results[1] ? Math.round(results[1].rate) : null,
+        spans_per_receiver_cpu_s: results[0].cpuS ? Math.round(total / results[0].cpuS) : null,
+        load_average: Number(load.toFixed(1)),
         spans: total,
         batch,
         concurrency,
