@@ -5,9 +5,11 @@
  * runs here too (SYMTRACE_OTLP_ASSEMBLER=0 turns it off).
  */
 export async function register() {
-  if (process.env.NEXT_RUNTIME !== "nodejs") return;
-  const { ensureEmbeddedWorker } = await import("./lib/jobs");
-  await ensureEmbeddedWorker().catch((e: unknown) => console.error(`embedded replay worker did not start: ${e instanceof Error ? e.message : String(e)}`));
-  const { ensureEmbeddedOtlpAssembler } = await import("./lib/services/otlp-assembler");
-  await ensureEmbeddedOtlpAssembler().catch((e: unknown) => console.error(`OTLP assembler did not start: ${e instanceof Error ? e.message : String(e)}`));
+  // The imports sit inside the runtime check so the edge bundle never includes them (native modules).
+  if (process.env.NEXT_RUNTIME === "nodejs") {
+    const { ensureEmbeddedWorker } = await import("./lib/jobs");
+    await ensureEmbeddedWorker().catch((e: unknown) => console.error(`embedded replay worker did not start: ${e instanceof Error ? e.message : String(e)}`));
+    const { ensureEmbeddedOtlpAssembler } = await import("./lib/services/otlp-assembler");
+    await ensureEmbeddedOtlpAssembler().catch((e: unknown) => console.error(`OTLP assembler did not start: ${e instanceof Error ? e.message : String(e)}`));
+  }
 }
