@@ -8,11 +8,11 @@ import { createServer, type Server } from "node:http";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freshTestDb } from "../db/test-db";
-import { bundleHash, createApiKey, exportBundle, getOtlpTraceState, otlpIngestCounts, revokeApiKey, type Db } from "../db";
+import { bundleHash, claimOtlpTrace, createApiKey, exportBundle, getOtlpTraceState, otlpIngestCounts, releaseOtlpClaim, revokeApiKey, type Db } from "../db";
 import { importOtel } from "../importers";
 import { decodeExportResponse, encodeProtobufRequest } from "../otlp/codec";
 import { otlpNodeHandler } from "./otlp-receiver";
-import { assembleDueOtlpTraces, OTLP_LIVE_FILE } from "./otlp-assembler";
+import { assembleDueOtlpTraces, OTLP_LIVE_FILE, startOtlpAssembler } from "./otlp-assembler";
 
 const PORT = 4711; // this worktree's port range (4700-4799)
 const MAX = 64 * 1024;
@@ -209,5 +209,26 @@ describe("accepted requests", () => {
     const sorted = runSpans(T).sort((x, y) => String(x.spanId).localeCompare(String(y.spanId)));
     const fromFile = importOtel(JSON.stringify(request(sorted)), { fileName: OTLP_LIVE_FILE });
     expect(bundleHash(stored)).toBe(bundleHash(fromFile.cases[0].bundle));
+  });
+
+  it("the background assembler builds a trace once it has been idle; a claimed trace is left to its holder", async () => {
+    const T = "44444444444444444444444444444444";
+    expect((await post(encodeProtobufRequest(request(runSpans(T))), proto())).status).toBe(200);
+    // another process holds the trace: nobody else assembles it
+    expect(await claimOtlpTrace(db, T)).not.toBeNull();
+    expect(await claimOtlpTrace(db, T)).toBeNull();
+    expect(await assembleDueOtlpTraces(db, { idleMs: 0, traceId: T })).toEqual([]);
+    await releaseOtlpClaim(db, T);
+    const assembler = startOtlpAssembler({ db, idleMs: 400, intervalMs: 100 });
+    try {
+      const t0 = Date.now();
+      while (!(await db.case.findUnique({ where: { bundleId: `otlp/${T}` } })) && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 100));
+      const state = await getOtlpTraceState(db, `otlp/${T}`);
+      expect(state).toMatchObject({ pending: false, assembledSpans: 5, error: null });
+      // not before the trace had been idle for 400 ms
+      expect(Date.parse(state!.assembledAt!) - Date.parse(state!.lastReceivedAt)).toBeGreaterThanOrEqual(400);
+    } finally {
+      await assembler.stop();
+    }
   });
 });
