@@ -84,7 +84,7 @@ beforeAll(async () => {
   key = (await createApiKey(db, { name: "receiver-test" })).key;
   server = createServer(otlpNodeHandler(db, { maxBytes: MAX }));
   await new Promise<void>((res) => server.listen(PORT, "127.0.0.1", res));
-});
+}, 120_000);
 
 afterAll(async () => {
   await new Promise<void>((res) => server.close(() => res()));

@@ -21,7 +21,7 @@ beforeAll(async () => {
   v1 = (await import("../../app/v1/traces/route")) as Handler;
   publicOtel = (await import("../../app/api/public/otel/v1/traces/route")) as Handler;
   flush = (await import("../../app/api/otel/flush/route")) as Handler;
-});
+}, 120_000);
 
 afterAll(async () => {
   await db.$disconnect();

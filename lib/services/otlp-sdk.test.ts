@@ -46,7 +46,7 @@ beforeAll(async () => {
   process.env.OTEL_EXPORTER_OTLP_HEADERS = `Authorization=Bearer ${key}`;
   process.env.OTEL_EXPORTER_OTLP_COMPRESSION = "gzip";
   process.env.SYMTRACE_QUIET = "1";
-});
+}, 120_000);
 
 afterAll(async () => {
   delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
