@@ -14,8 +14,11 @@ import { busyTimeoutMs, providerOf, resolveDatabaseUrl, sqliteFilePath, type Pro
 
 export type Db = InstanceType<typeof SqliteClient>;
 
-const providers = new WeakMap<object, Provider>();
-const urls = new WeakMap<object, string>();
+// Process-wide, not per module instance: Next.js bundles this module more than once (the
+// instrumentation hook, each route), while getDb() shares one client through globalThis.
+const dbMeta = globalThis as unknown as { __symtraceDbProviders?: WeakMap<object, Provider>; __symtraceDbUrls?: WeakMap<object, string> };
+const providers = (dbMeta.__symtraceDbProviders ??= new WeakMap<object, Provider>());
+const urls = (dbMeta.__symtraceDbUrls ??= new WeakMap<object, string>());
 
 /** Which database a client talks to. */
 export function providerOfDb(db: Db): Provider {

@@ -70,24 +70,27 @@ export async function storeOtlpBatch(db: Db, o: { kind: OtlpBodyKind; body: Buff
   const traces = [...new Set(keys.map((k) => k.traceId))];
   const batch = { id: randomUUID(), kind: o.kind, body: o.body, now };
   const url = urlOfDb(db);
-  if (providerOfDb(db) === "sqlite" && url) {
+  const pg = providerOfDb(db) === "postgresql";
+  if (!pg && url) {
     sqliteWriter(sqliteFilePath(url)).store(batch, keys, traces);
     return { spans: keys.length, traces: traces.length };
   }
+  // PostgreSQL (or a SQLite client not made by openDb: the same statements through Prisma)
+  const ph = (n: number) => (pg ? `$${n}` : "?");
   await db.$transaction(
     async (tx) => {
       await tx.otlpBatch.create({ data: { id: batch.id, kind: batch.kind, body: new Uint8Array(batch.body), receivedMs: BigInt(now) } });
       for (let i = 0; i < keys.length; i += CHUNK) {
         const part = keys.slice(i, i + CHUNK);
         let n = 0;
-        const tuples = part.map(() => `($${++n}, $${++n}, $${++n}, $${++n})`);
+        const tuples = part.map(() => `(${ph(++n)}, ${ph(++n)}, ${ph(++n)}, ${ph(++n)})`);
         await tx.$executeRawUnsafe(
           `INSERT INTO "OtlpSpan" ("traceId", "spanId", "batchId", "receivedMs") VALUES ${tuples.join(", ")} ON CONFLICT ("traceId", "spanId") DO UPDATE SET "batchId" = excluded."batchId", "receivedMs" = excluded."receivedMs"`,
           ...part.flatMap((k) => [k.traceId, k.spanId, batch.id, now]),
         );
       }
       let n = 0;
-      const tuples = traces.map(() => `($${++n}, $${++n}, $${++n}, TRUE)`);
+      const tuples = traces.map(() => `(${ph(++n)}, ${ph(++n)}, ${ph(++n)}, TRUE)`);
       await tx.$executeRawUnsafe(
         `INSERT INTO "OtlpTrace" ("traceId", "firstReceivedMs", "lastReceivedMs", "pending") VALUES ${tuples.join(", ")} ON CONFLICT ("traceId") DO UPDATE SET "lastReceivedMs" = excluded."lastReceivedMs", "pending" = TRUE`,
         ...traces.flatMap((t) => [t, now, now]),
