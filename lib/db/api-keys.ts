@@ -67,23 +67,40 @@ export async function revokeApiKey(db: Db, o: { idOrPrefix: string; actorId?: st
   if (!row) return null;
   if (row.revokedAt) return view(row);
   const r = await db.apiKey.update({ where: { id: row.id }, data: { revokedAt: new Date() } });
+  verified.delete(row.keyHash);
   await db.auditEvent.create({ data: { actorId: o.actorId ?? null, action: "apikey.revoke", entityType: "apiKey", entityId: row.id, dataJson: JSON.stringify({ name: row.name, prefix: row.prefix }) } });
   return view(r);
 }
 
 const lastTouched = new Map<string, number>();
 
+/** How long a verified key is trusted without asking the database again (ms). */
+export const API_KEY_CACHE_MS = 5_000;
+const verified = new Map<string, { id: string; name: string; at: number }>();
+
 /**
  * The key with this secret if it exists, is not revoked and has `scope`; else null. Reads only.
+ * A verified key is remembered for {@link API_KEY_CACHE_MS} per process (one database query per
+ * export would cost the receiver ~10% of its time), so a revocation made by another process takes
+ * effect within 5 s; one made in this process at once. Unknown keys are never cached.
  * `touch` says whether its lastUsedAt is due (at most once a minute per key and process): the
  * caller writes it ({@link touchApiKey}) only after the request's data is stored, so a refused
  * request writes nothing.
  */
 export async function verifyApiKey(db: Db, key: string, scope: string = TRACES_WRITE): Promise<{ id: string; name: string; touch: boolean } | null> {
   if (!key.startsWith(API_KEY_PREFIX) || key.length > 200) return null;
-  const row = await db.apiKey.findUnique({ where: { keyHash: hashApiKey(key) }, select: { id: true, name: true, scopes: true, revokedAt: true } });
-  if (!row || row.revokedAt || !row.scopes.split(",").includes(scope)) return null;
-  return { id: row.id, name: row.name, touch: (lastTouched.get(row.id) ?? 0) < Date.now() - 60_000 };
+  const hash = hashApiKey(key);
+  const now = Date.now();
+  const touch = (id: string) => (lastTouched.get(id) ?? 0) < now - 60_000;
+  const hit = scope === TRACES_WRITE ? verified.get(hash) : undefined;
+  if (hit && now - hit.at < API_KEY_CACHE_MS) return { id: hit.id, name: hit.name, touch: touch(hit.id) };
+  const row = await db.apiKey.findUnique({ where: { keyHash: hash }, select: { id: true, name: true, scopes: true, revokedAt: true } });
+  if (!row || row.revokedAt || !row.scopes.split(",").includes(scope)) {
+    verified.delete(hash);
+    return null;
+  }
+  if (scope === TRACES_WRITE) verified.set(hash, { id: row.id, name: row.name, at: now });
+  return { id: row.id, name: row.name, touch: touch(row.id) };
 }
 
 /** Set a key's lastUsedAt to now. */
