@@ -6,5 +6,6 @@ export * from "./annotations";
 export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";
+export * from "./experiments";
 export * from "./api-keys";
 export * from "./otlp";
