@@ -63,4 +63,4 @@ test("apikey create prints the key once, list shows only its prefix, revoke stop
   } finally {
     await db.$disconnect();
   }
-});
+}, 400_000); // nine CLI processes: slow on a loaded 2-core machine
