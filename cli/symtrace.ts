@@ -11,6 +11,8 @@
  *   annotations export --out <file> [--case <bundleId>] [--submitted-only]
  *   detect <bundle-file|caseId|bundleId> [--judge]   (cli/detect.ts)
  *   detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]
+ *   apikey create --name <n> | apikey list | apikey revoke <id|prefix>   (cli/otlp.ts)
+ *   otlp flush [--trace <traceId>] | otlp status
  *   experiment run ... | experiment report <id|dir>   (cli/experiment.ts; exit 3: stopped at the budget cap)
  *   release export --out <dir> [--format bundle|...] [filters]   (cli/release.ts)
  *   release import <dir>
@@ -50,6 +52,8 @@ const USAGE = [
   "symtrace release import <dir>   (into an empty database; verifies checksums, then bundle hashes and agreement figures)",
   "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
   "symtrace experiment report <experiment id | out dir>",
+  "symtrace apikey create --name <name> | apikey list | apikey revoke <id|prefix>   (API keys for the OTLP/HTTP receiver; create prints {\"key\": ...} once)",
+  "symtrace otlp flush [--trace <traceId>] | otlp status   (assemble received OTLP traces now / staging counts)",
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
@@ -351,6 +355,14 @@ async function main(argv: string[]): Promise<number> {
       print(r.output as Out);
       return r.code;
     }
+    case "apikey":
+    case "otlp": {
+      const { apikeyCommand, otlpCommand } = await import("./otlp");
+      const r = await (cmd === "apikey" ? apikeyCommand : otlpCommand)(args, openMigratedDb);
+      if (r.code === 2) throw new UsageError(((r.output as { errors: Array<{ message: string }> }).errors[0]?.message) ?? "bad usage");
+      print(r.output as Out);
+      return r.code;
+    }
     case "release": {
       const { releaseCommand } = await import("./release");
       const r = await releaseCommand(args);
@@ -373,7 +385,7 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import | apikey create|list|revoke | otlp flush|status`,
       );
   }
 }

@@ -26,6 +26,12 @@ const envSchema = z.object({
   SYMTRACE_BUILTIN_RUNNERS: z.enum(["0", "1"], "SYMTRACE_BUILTIN_RUNNERS must be 0 or 1").optional(),
   /** The import page: largest file accepted per upload, in bytes (default 256 MiB). */
   SYMTRACE_IMPORT_MAX_BYTES: z.coerce.number().int("SYMTRACE_IMPORT_MAX_BYTES must be a whole number of bytes").positive().optional(),
+  /** OTLP/HTTP receiver: largest request body, in bytes, compressed and decompressed (default 32 MiB). */
+  SYMTRACE_OTLP_MAX_BYTES: z.coerce.number().int("SYMTRACE_OTLP_MAX_BYTES must be a whole number of bytes").positive().optional(),
+  /** OTLP/HTTP receiver: a trace is assembled into its case after this many seconds without a new span (default 30). */
+  SYMTRACE_OTLP_IDLE_SECONDS: z.coerce.number().nonnegative("SYMTRACE_OTLP_IDLE_SECONDS must be a number of seconds >= 0").optional(),
+  /** "0" turns off the OTLP trace assembler inside the app / `npm run worker` (default on). */
+  SYMTRACE_OTLP_ASSEMBLER: z.enum(["0", "1"], "SYMTRACE_OTLP_ASSEMBLER must be 0 or 1").optional(),
 });
 
 /**

@@ -21,6 +21,8 @@
  * Then the suspicious-node detection benchmark (scripts/bench-symptoms.ts: rules-only detection on
  * 4k/20k/100k-node traces, goal < 1 s at 100k; BENCH_SYMPTOMS=0 skips it), and the inspector benchmark (scripts/bench-inspector.ts: a 4,001-node case in headless Chromium,
  * its own temp db and production build); BENCH_INSPECTOR=0 skips it.
+ * The OTLP/HTTP receiver benchmark (scripts/bench-otlp.ts: sustained spans/s into SQLite through a
+ * receiver process, batches of 512 spans, goal >= 20,000 spans/s); BENCH_OTLP=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,6 +38,7 @@ import { runInspectorBench } from "./bench-inspector";
 import { runAgreementBench } from "./bench-agreement";
 import { runReplayBench } from "./bench-replay";
 import { runSymptomsBench } from "./bench-symptoms";
+import { runOtlpBench } from "./bench-otlp";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -163,6 +166,7 @@ main()
   .then(() => (process.env.BENCH_AGREEMENT === "0" ? undefined : runAgreementBench()))
   .then(() => (process.env.BENCH_SYMPTOMS === "0" ? undefined : runSymptomsBench()))
   .then(() => (process.env.BENCH_REPLAY === "0" ? undefined : runReplayBench()))
+  .then(() => (process.env.BENCH_OTLP === "0" ? undefined : runOtlpBench()))
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

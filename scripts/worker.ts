@@ -10,9 +10,12 @@
  * attempt lease, default 30000: a killed worker's attempt is taken over after it expires).
  * Test hooks: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor,
  * SYMTRACE_EXPERIMENT_FAKE_METHODS=1 fake experiment methods (no MAS, no network).
+ * The OTLP trace assembler (lib/services/otlp-assembler.ts) runs here too: SYMTRACE_OTLP_IDLE_SECONDS
+ * (default 30); SYMTRACE_OTLP_ASSEMBLER=0 turns it off.
  */
 import { openDb, resolveDatabaseUrl } from "../lib/db";
 import { closeBoss, fakeExecutorFromEnv, fakeMethodsFromEnv, newWorkerId, startExperimentWorkerBackend, startWorkerBackend, type ExperimentWorkerBackend, type WorkerBackend } from "../lib/jobs";
+import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
 
@@ -53,6 +56,7 @@ async function main(): Promise<void> {
     });
     log(`experiment worker ${workerId} started (${provider}, ${experiments.kind}${methods ? ", fake methods" : ""})`);
   }
+  const assembler = process.env.SYMTRACE_OTLP_ASSEMBLER === "0" ? null : startOtlpAssembler({ db, idleMs: otlpIdleMs(), log });
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -60,6 +64,7 @@ async function main(): Promise<void> {
     stopping = true;
     log(`replay worker ${workerId}: ${signal}, stopping`);
     void (async () => {
+      await assembler?.stop();
       const graceMs = num(process.env.SYMTRACE_WORKER_GRACE_MS, 5000);
       await Promise.all([backend?.stop({ graceMs }), experiments?.stop({ graceMs })]);
       if (provider === "postgresql") await closeBoss(url);

@@ -3,7 +3,7 @@
 import { revalidatePath } from "next/cache";
 import { z } from "zod";
 import { userSavedMessage } from "@/lib/user-form";
-import { assignCases, getDb, listCases, removeAssignment, reopenAnnotation, upsertUser, UserInputError, WorkflowError } from "@/lib/db";
+import { assignCases, createApiKey, getDb, listCases, removeAssignment, reopenAnnotation, revokeApiKey, upsertUser, UserInputError, WorkflowError } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
 
 export type ActionState = {
@@ -106,4 +106,27 @@ export async function removeAssignmentAction(_prev: ActionState, form: FormData)
   } catch (e) {
     return { error: e instanceof WorkflowError ? e.message : "could not remove" };
   }
+}
+
+/** The result of creating an API key: the key itself, shown once. */
+export type ApiKeyActionState = ActionState & { key?: string; name?: string };
+
+/** Create an OTLP ingest API key (scope traces:write); the key is returned once and never stored. */
+export async function createApiKeyAction(_prev: ApiKeyActionState, form: FormData): Promise<ApiKeyActionState> {
+  const admin = await requireViewer("admin");
+  try {
+    const r = await createApiKey(getDb(), { name: String(form.get("name") ?? ""), createdById: admin.id });
+    revalidatePath("/admin");
+    return { ok: `Key "${r.apiKey.name}" created. Copy it now: it is not shown again.`, key: r.key, name: r.apiKey.name };
+  } catch (e) {
+    return { error: (e as Error).message.startsWith("name:") ? (e as Error).message : "could not create the key" };
+  }
+}
+
+/** Revoke an API key (its next request gets 401). */
+export async function revokeApiKeyAction(_prev: ActionState, form: FormData): Promise<ActionState> {
+  const admin = await requireViewer("admin");
+  const r = await revokeApiKey(getDb(), { idOrPrefix: String(form.get("apiKeyId") ?? ""), actorId: admin.id });
+  revalidatePath("/admin");
+  return r ? { ok: "Revoked." } : { error: "no such key" };
 }

@@ -1,9 +1,11 @@
 import type { Metadata } from "next";
-import { getDb, listCaseFacets, listOpenAssignments, listRecentAudit, listSubmittedAnnotations, listUsers } from "@/lib/db";
+import { headers } from "next/headers";
+import { getDb, listApiKeys, listCaseFacets, listOpenAssignments, listRecentAudit, listSubmittedAnnotations, listUsers } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
 import { RunnersTable, type RunnerRow } from "@/components/admin/runners-table";
 import { loadRunnerRegistry } from "@/lib/services/runners";
 import { AssignForm, RemoveAssignmentForm, ReopenForm, UserForm } from "@/components/admin/admin-forms";
+import { ApiKeys } from "@/components/admin/api-keys";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
@@ -11,13 +13,16 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const admin = await requireViewer("admin");
   const db = getDb();
-  const [users, facets, submitted, audit, open] = await Promise.all([
+  const [users, facets, submitted, audit, open, apiKeys] = await Promise.all([
     listUsers(db),
     listCaseFacets(db),
     listSubmittedAnnotations(db, admin),
     listRecentAudit(db, admin, { take: 150 }),
     listOpenAssignments(db, admin),
+    listApiKeys(db),
   ]);
+  const h = await headers();
+  const origin = `${h.get("x-forwarded-proto") ?? "http"}://${h.get("host") ?? "localhost:3000"}`;
   const adjudicators = users.filter((u) => u.roles.includes("adjudicator"));
   return (
     <div className="grid gap-6 lg:grid-cols-2">
@@ -89,6 +94,13 @@ export default async function AdminPage() {
             </li>
           ))}
         </ol>
+      </section>
+      <section className="rounded border border-slate-200 bg-white p-4 lg:col-span-2">
+        <h2 className="mb-1 font-semibold">API keys (live OTLP ingest)</h2>
+        <p className="mb-3 text-xs text-slate-500">
+          For OpenTelemetry exporters sending traces to <span className="font-mono">{origin}/api/public/otel/v1/traces</span> (or <span className="font-mono">/v1/traces</span>). Only a hash of each key is stored.
+        </p>
+        <ApiKeys keys={apiKeys} endpoint={`${origin}/api/public/otel`} />
       </section>
       <section className="rounded border border-slate-200 bg-white p-4 lg:col-span-2">
         <h2 className="mb-3 font-semibold">Replay runners</h2>

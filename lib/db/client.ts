@@ -14,11 +14,20 @@ import { busyTimeoutMs, providerOf, resolveDatabaseUrl, sqliteFilePath, type Pro
 
 export type Db = InstanceType<typeof SqliteClient>;
 
-const providers = new WeakMap<object, Provider>();
+// Process-wide, not per module instance: Next.js bundles this module more than once (the
+// instrumentation hook, each route), while getDb() shares one client through globalThis.
+const dbMeta = globalThis as unknown as { __symtraceDbProviders?: WeakMap<object, Provider>; __symtraceDbUrls?: WeakMap<object, string> };
+const providers = (dbMeta.__symtraceDbProviders ??= new WeakMap<object, Provider>());
+const urls = (dbMeta.__symtraceDbUrls ??= new WeakMap<object, string>());
 
 /** Which database a client talks to. */
 export function providerOfDb(db: Db): Provider {
   return providers.get(db) ?? "sqlite";
+}
+
+/** The URL a client was opened with (null for a client not made by openDb). */
+export function urlOfDb(db: Db): string | null {
+  return urls.get(db) ?? null;
 }
 
 export interface DbHandle {
@@ -75,11 +84,13 @@ export function openDb(url: string = resolveDatabaseUrl(process.env.DATABASE_URL
     mkdirSync(path.dirname(file), { recursive: true });
     const db = new SqliteClient({ adapter: sqliteAdapter(file) }) as Db;
     providers.set(db, provider);
+    urls.set(db, url);
     return { db, provider, url };
   }
   const adapter = new PrismaPg({ connectionString: url });
   const db = new PostgresClient({ adapter }) as unknown as Db;
   providers.set(db, provider);
+  urls.set(db, url);
   return { db, provider, url };
 }
 

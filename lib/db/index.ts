@@ -7,3 +7,5 @@ export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";
 export * from "./experiments";
+export * from "./api-keys";
+export * from "./otlp";

@@ -3,11 +3,12 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
 import { bundleIdFromParam } from "@/lib/case-links";
-import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getDb, getOwnAnnotation, listQueue } from "@/lib/db";
+import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getDb, getOtlpTraceState, getOwnAnnotation, listQueue } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
 import { compactGraph } from "@/lib/layout";
 import { requireViewer } from "@/lib/session";
 import { CaseHeader } from "@/components/trace/case-header";
+import { OtlpTraceStatus } from "@/components/trace/otlp-status";
 import { ReferenceLabels } from "@/components/trace/reference-labels";
 import { CaseWorkbench, type WorkbenchMode } from "@/components/annotation/case-workbench";
 import { canReplay as canReplayCase } from "@/lib/services/replay-access";
@@ -40,6 +41,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   const ownFinal = mode === "adjudicate" ? await getOwnAnnotation(db, viewer, { caseId: c.id, kind: "final" }) : null;
   // Detector output is a label: null (no toggle) for an annotator before submitting, unless assisted.
   const symptoms = await symptomLayerFor(db, viewer, c.id);
+  const otlpState = await getOtlpTraceState(db, c.bundleId);
 
   const qi = queue.findIndex((q) => q.caseId === c.id);
   const prev = qi > 0 ? queue[qi - 1] : null;
@@ -48,6 +50,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   return (
     <div className="flex flex-col gap-4">
       <CaseHeader c={c} finalized={!ann.blind && !!c.finalizedAt} blind={ann.blind} />
+      <OtlpTraceStatus state={otlpState} />
       {justFinalized === "1" && !ann.blind && c.finalizedAt ? (
         <p role="status" data-testid="finalized-message" className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
           Finalized: the final annotation is saved and the case is closed for adjudication. An admin can reopen it.

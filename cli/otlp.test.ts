@@ -1,0 +1,66 @@
+/**
+ * `symtrace apikey create|list|revoke` and `symtrace otlp flush|status` as a user runs them (real
+ * CLI processes on a temp SQLite file): the key is printed once as `{"key": ...}`, is accepted by
+ * the receiver until revoked, only its hash is stored; `otlp flush` assembles the received trace.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { expect, test } from "vitest";
+import { hashApiKey, openDb, storeOtlpBatch, verifyApiKey } from "../lib/db";
+import { encodeProtobufRequest, indexProtobufRequest } from "../lib/otlp/codec";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+function cli(args: string[], dbUrl: string) {
+  const r = spawnSync(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", path.join(ROOT, "cli/symtrace.ts"), ...args], {
+    cwd: ROOT,
+    encoding: "utf8",
+    env: { ...process.env, DATABASE_URL: dbUrl },
+    timeout: 120_000,
+  });
+  return { code: r.status, json: JSON.parse(r.stdout || "null") as Record<string, unknown> | null, stderr: r.stderr };
+}
+
+test("apikey create prints the key once, list shows only its prefix, revoke stops it; otlp flush assembles", async () => {
+  const url = "file:" + path.join(mkdtempSync(path.join(os.tmpdir(), "symtrace-otlp-cli-")), "cli.db");
+  const created = cli(["apikey", "create", "--name", "ci agents"], url);
+  expect(created.code).toBe(0);
+  const key = created.json!.key as string;
+  expect(key).toMatch(/^stk_[A-Za-z0-9_-]{43}$/);
+  expect(cli(["apikey", "create"], url).code).toBe(2);
+
+  const listed = cli(["apikey", "list"], url);
+  expect(listed.code).toBe(0);
+  const keys = listed.json!.keys as Array<Record<string, unknown>>;
+  expect(keys).toHaveLength(1);
+  expect(keys[0]).toMatchObject({ name: "ci agents", prefix: key.slice(0, 10), scopes: ["traces:write"], revokedAt: null });
+  expect(JSON.stringify(listed.json)).not.toContain(key);
+
+  const { db } = openDb(url);
+  try {
+    const row = await db.apiKey.findFirstOrThrow();
+    expect(row.keyHash).toBe(hashApiKey(key));
+    expect(JSON.stringify(row)).not.toContain(key.slice(10));
+    expect(await verifyApiKey(db, key)).toMatchObject({ name: "ci agents" });
+
+    // a received trace, then `otlp status` / `otlp flush`
+    const body = encodeProtobufRequest({
+      resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: "t" }, spans: [{ traceId: "44444444444444444444444444444444", spanId: "c000000000000001", name: "root", startTimeUnixNano: "1767000000000000000", endTimeUnixNano: "1767000001000000000" }] }] }],
+    });
+    await storeOtlpBatch(db, { kind: "protobuf", body: Buffer.from(body), keys: indexProtobufRequest(body).keys });
+    expect(cli(["otlp", "status"], url).json).toEqual({ spans: 1, batches: 1, traces: 1, pending: 1 });
+    const flushed = cli(["otlp", "flush"], url);
+    expect(flushed.code).toBe(0);
+    expect(flushed.json!.assembled).toEqual([expect.objectContaining({ bundleId: "otlp/44444444444444444444444444444444", status: "imported", spans: 1 })]);
+    expect(await db.case.count({ where: { bundleId: "otlp/44444444444444444444444444444444" } })).toBe(1);
+
+    const revoked = cli(["apikey", "revoke", key.slice(0, 10)], url);
+    expect(revoked.code).toBe(0);
+    expect(await verifyApiKey(db, key)).toBeNull();
+    expect(cli(["apikey", "revoke", "nope"], url).code).toBe(1);
+  } finally {
+    await db.$disconnect();
+  }
+}, 400_000); // nine CLI processes: slow on a loaded 2-core machine
