@@ -39,7 +39,7 @@ const input = (o: Partial<ReproductionInput> = {}): ReproductionInput => ({
   attempt: attemptBundle,
   source,
   task: TASK,
-  reference: { nodeId: "tool_result_0001", primaryCategory: "C3", categories: ["C3", "C4"], rationale: "The price page could not be fetched." },
+  reference: { nodeId: "tool_result_0001", primaryCategory: "C3", categories: ["C3", "C4"], rationale: "The price page could not be fetched.", evidence: ["no page at 'hilltop-gardens-2019'"] },
   ...o,
 });
 
@@ -68,6 +68,7 @@ describe("LLM reproduction judge (local scripted OpenAI-compatible endpoint)", (
     expect(user).toContain("- primary category: C3 (Unresolved runtime condition:");
     expect(user).toContain("; also: C4");
     expect(user).toContain("- rationale: The price page could not be fetched.");
+    expect(user).toContain(`- evidence: "no page at 'hilltop-gardens-2019'"`);
     expect(user).toContain("[tool_result_0000] tool_result status=error: ");
     expect(user).toContain("[agent_action_0000] agent_action (Researcher): Fetching hilltop-gardens-2019 again.");
     // Blinding: no method, no changed task, no request metadata, no evaluator-only reference.

@@ -135,6 +135,7 @@ export function buildReproductionMessages(input: ReproductionInput): SimpleMessa
     `- failure node: ${ref.nodeId}${node ? ` (${node.type}${node.agent ? `, agent ${node.agent}` : ""})` : ""}`,
     `- primary category: ${cat} (${CATEGORY_MEANING[cat]})${others.length ? `; also: ${others.join(", ")}` : ""}`,
     ...(ref.rationale?.trim() ? [`- rationale: ${cut(ref.rationale, 1200)}`] : []),
+    ...(ref.evidence?.length ? [`- evidence: ${ref.evidence.slice(0, 5).map((q) => JSON.stringify(cut(q, 300))).join("; ")}`] : []),
     ...(node ? [`- content of the failure node: ${isTaskNode(node) ? "(the task)" : cut(nodeText(node), JUDGE_EVENT_CHARS)}`] : []),
     "",
     "New execution trajectory:",

@@ -7,7 +7,7 @@
  */
 import { annotatedNodeGuidance } from "../../../experiments/prompts";
 import { resolveTarget } from "../../../replay";
-import { guard, replayModeOf, runNodeLevel, skipped } from "./common";
+import { guard, safeSkip, replayModeOf, runNodeLevel, skipped } from "./common";
 import type { ExperimentCaseInput, ExperimentMethod, ExperimentSettings } from "./types";
 
 function skipReason(c: ExperimentCaseInput, s: ExperimentSettings): string | null {
@@ -27,7 +27,7 @@ function skipReason(c: ExperimentCaseInput, s: ExperimentSettings): string | nul
 export const annotatedNodeMethod: ExperimentMethod = {
   name: "annotated-node",
   level: "node",
-  skipReason,
+  skipReason: safeSkip(skipReason),
   run: (ctx) =>
     guard(ctx, async () => {
       const skip = skipReason(ctx.case, ctx.settings);

@@ -236,6 +236,21 @@ export async function runNodeLevel(ctx: AttemptContext, targetNodeId: string, gu
   return finishAttempt(ctx, { bundle: result.bundle, final: details.final, calls: live.calls, auxCalls: 0, tokens: live.tokens, guidance: part.guidance ?? null, anchorNodeId: targetNodeId, masMs });
 }
 
+/**
+ * A skipReason that never throws: when deciding fails (e.g. the detector rejects the bundle), null,
+ * so `run` is called and reports the failure as status "error" (kept in the denominator) instead of
+ * a skip.
+ */
+export function safeSkip(fn: (c: ExperimentCaseInput, s: ExperimentSettings) => string | null): (c: ExperimentCaseInput, s: ExperimentSettings) => string | null {
+  return (c, s) => {
+    try {
+      return fn(c, s);
+    } catch {
+      return null;
+    }
+  };
+}
+
 /** Attempt wrapper: any throw becomes status "error" (an abort: "cancelled"). */
 export async function guard(ctx: AttemptContext, run: () => Promise<AttemptOutcome>): Promise<AttemptOutcome> {
   try {

@@ -5,13 +5,13 @@
  */
 import { CONTROL_GUIDANCE } from "../../../experiments/prompts";
 import { lastAnchor } from "./anchors";
-import { guard, runNodeLevel, skipped } from "./common";
+import { guard, safeSkip, runNodeLevel, skipped } from "./common";
 import type { ExperimentMethod } from "./types";
 
 export const lastNodeMethod: ExperimentMethod = {
   name: "last-node",
   level: "node",
-  skipReason: (c, s) => lastAnchor(c, s).skip,
+  skipReason: safeSkip((c, s) => lastAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {
       const a = lastAnchor(ctx.case, ctx.settings);

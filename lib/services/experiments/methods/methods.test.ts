@@ -279,6 +279,16 @@ describe("node-level methods (one selective replay; scripted local OpenAI-compat
     }
   });
 
+  test("a bundle the detector rejects: skipReason null (not a skip), run → status error naming the problem", async () => {
+    const broken = { ...clean, id: "test/broken", order: [...clean.order, "ghost_0000"] } as ReplayBundle;
+    const c = kase({ bundle: broken });
+    expect(METHODS["suspicious-node"].skipReason(c, settings())).toBeNull();
+    const { out, requests } = await attempt("suspicious-node", { c });
+    expect(out).toMatchObject({ status: "error", passed: false, error: expect.stringContaining('order[') });
+    expect(out.error).toContain('"ghost_0000" is not a node of bundle "test/broken"');
+    expect(requests.length).toBe(0);
+  });
+
   test("transcript mode (no runner, no command): last-node continues the conversation with one live call", async () => {
     const c = kase({ runner: null });
     const { out, requests } = await attempt("last-node", { c });

@@ -4,13 +4,13 @@
  * (selective replay at the anchor) from "what" (the evidence prompt). guidance: null.
  */
 import { suspiciousAnchor } from "./anchors";
-import { guard, runNodeLevel, skipped } from "./common";
+import { guard, safeSkip, runNodeLevel, skipped } from "./common";
 import type { ExperimentMethod } from "./types";
 
 export const nodeResampleMethod: ExperimentMethod = {
   name: "node-resample",
   level: "node",
-  skipReason: (c, s) => suspiciousAnchor(c, s).skip,
+  skipReason: safeSkip((c, s) => suspiciousAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {
       const a = suspiciousAnchor(ctx.case, ctx.settings);

@@ -5,13 +5,13 @@
  */
 import { CONTROL_GUIDANCE } from "../../../experiments/prompts";
 import { suspiciousAnchor } from "./anchors";
-import { guard, runNodeLevel, skipped } from "./common";
+import { guard, safeSkip, runNodeLevel, skipped } from "./common";
 import type { ExperimentMethod } from "./types";
 
 export const nudgeMethod: ExperimentMethod = {
   name: "nudge",
   level: "node",
-  skipReason: (c, s) => suspiciousAnchor(c, s).skip,
+  skipReason: safeSkip((c, s) => suspiciousAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {
       const a = suspiciousAnchor(ctx.case, ctx.settings);

@@ -5,13 +5,13 @@
  */
 import { CONTROL_GUIDANCE } from "../../../experiments/prompts";
 import { interventionCandidates, randomAnchor } from "./anchors";
-import { guard, runNodeLevel, skipped } from "./common";
+import { guard, safeSkip, runNodeLevel, skipped } from "./common";
 import type { ExperimentMethod } from "./types";
 
 export const randomNodeMethod: ExperimentMethod = {
   name: "random-node",
   level: "node",
-  skipReason: (c, s) => (interventionCandidates(c, s).length === 0 ? `case ${c.caseId} has no node an intervention can act at` : null),
+  skipReason: safeSkip((c, s) => (interventionCandidates(c, s).length === 0 ? `case ${c.caseId} has no node an intervention can act at` : null)),
   run: (ctx) =>
     guard(ctx, async () => {
       const a = randomAnchor(ctx.case, ctx.settings, ctx.seed);

@@ -6,13 +6,13 @@
  */
 import { suspiciousNodeGuidance } from "../../../experiments/prompts";
 import { suspiciousAnchor } from "./anchors";
-import { guard, runNodeLevel, skipped } from "./common";
+import { guard, safeSkip, runNodeLevel, skipped } from "./common";
 import type { ExperimentMethod } from "./types";
 
 export const suspiciousNodeMethod: ExperimentMethod = {
   name: "suspicious-node",
   level: "node",
-  skipReason: (c, s) => suspiciousAnchor(c, s).skip,
+  skipReason: safeSkip((c, s) => suspiciousAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {
       const a = suspiciousAnchor(ctx.case, ctx.settings);

@@ -44,6 +44,8 @@ export interface CaseReference {
   categories: string[];
   /** Annotator's rationale, when there is one (shown to the reproduction judge only, never to a method). */
   rationale?: string | null;
+  /** Supporting evidence quotes of the reference (E_i of eq. 13; shown to the reproduction judge only). */
+  evidence?: string[] | null;
 }
 
 /** One case of an experiment. */
