@@ -171,7 +171,7 @@ describe("runner registry", () => {
     const file = path.join(stack.dir, "runners.json");
     writeFileSync(file, JSON.stringify({ runners: [{ name: "workflow", command: ["/opt/wf"], cwd: "/opt" }, { name: "extra", command: ["x"] }] }));
     const all = loadRunnerRegistry({ SYMTRACE_RUNNERS_FILE: file });
-    expect(all.map((r) => `${r.name}:${r.source}`)).toEqual(["orchestrator:built-in", "workflow:file", "conversation:built-in", "extra:file"]);
+    expect(all.map((r) => `${r.name}:${r.source}`)).toEqual(["orchestrator:built-in", "workflow:file", "conversation:built-in", "calibrated:built-in", "extra:file"]);
     expect(all.find((r) => r.name === "workflow")!.command).toEqual(["/opt/wf"]);
     expect(loadRunnerRegistry({ SYMTRACE_RUNNERS_FILE: file, SYMTRACE_BUILTIN_RUNNERS: "0" }).map((r) => r.name)).toEqual(["workflow", "extra"]);
     writeFileSync(file, JSON.stringify({ runners: [{ name: "bad", command: "rm -rf /" }] }));
