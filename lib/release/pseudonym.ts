@@ -21,20 +21,27 @@ export function randomPseudonymKey(): string {
  * Pseudonyms of a set of labels.
  * @param labels people as the database names them (duplicates allowed; case-sensitive)
  * @param key secret HMAC key (any non-empty string)
- * @returns label → `person-xxxxxxxx`, injective (a collision of the 8-digit prefix lengthens both)
+ * @param minHex hex digits of a pseudonym when no other label shares them (default 8; tests use fewer)
+ * @returns label → `person-xxxxxxxx`, injective: labels whose prefixes collide get longer ones
+ *   (2 digits at a time) until they differ; O(n) per length tried
  * @throws RangeError when the key is empty
  */
-export function pseudonymMap(labels: Iterable<string>, key: string): Map<string, string> {
+export function pseudonymMap(labels: Iterable<string>, key: string, minHex = MIN_HEX): Map<string, string> {
   if (!key) throw new RangeError("pseudonymMap: the key must not be empty");
-  const uniq = [...new Set(labels)];
-  const full = new Map(uniq.map((l) => [l, createHmac("sha256", key).update(l, "utf8").digest("hex")] as const));
+  const full = new Map([...new Set(labels)].map((l) => [l, createHmac("sha256", key).update(l, "utf8").digest("hex")] as const));
   const out = new Map<string, string>();
-  for (const l of uniq) {
-    const h = full.get(l)!;
-    let n = MIN_HEX;
-    // lengthen until no other label shares the prefix (64 hex digits never collide in practice)
-    while (n < h.length && uniq.some((o) => o !== l && full.get(o)!.slice(0, n) === h.slice(0, n))) n += 2;
-    out.set(l, PSEUDONYM_PREFIX + h.slice(0, n));
+  let pending = [...full.keys()];
+  for (let n = minHex; pending.length > 0; n += 2) {
+    const count = new Map<string, number>();
+    for (const l of pending) {
+      const p = full.get(l)!.slice(0, n);
+      count.set(p, (count.get(p) ?? 0) + 1);
+    }
+    // at the full length (64 hex digits) a shared prefix would be a SHA-256 collision
+    const done = n >= 64 ? pending : pending.filter((l) => count.get(full.get(l)!.slice(0, n)) === 1);
+    for (const l of done) out.set(l, PSEUDONYM_PREFIX + full.get(l)!.slice(0, n));
+    const finished = new Set(done);
+    pending = pending.filter((l) => !finished.has(l));
   }
   return out;
 }
