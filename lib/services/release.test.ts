@@ -10,6 +10,7 @@ import { seedReleaseData, GOLD_IDS, RELEASE_SEED_USERS } from "../testing/releas
 import { agreementFromDb } from "./agreement";
 import { exportRelease, ReleaseExportError } from "./release-export";
 import { importRelease, ReleaseImportError } from "./release-import";
+import { createStoredRelease, listReleases, readReleaseFile } from "./release-store";
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 
@@ -222,5 +223,24 @@ describe("release import", () => {
     } finally {
       await dst.db.$disconnect();
     }
+  });
+});
+
+describe("stored releases (the Releases page)", () => {
+  test("create, list newest first, and serve only the files the manifest lists", async () => {
+    const store = tmp();
+    const a = await createStoredRelease(src.db, { status: "adjudicated" }, { dir: store, now: new Date("2026-11-30T10:00:00Z") });
+    const b = await createStoredRelease(src.db, { status: "all" }, { dir: store, now: new Date("2026-12-01T10:00:00Z") });
+    expect(a.name).toMatch(/^2026\.11\.30-[0-9a-f]{8}$/);
+    expect(listReleases(store).map((r) => [r.name, r.manifest.counts.cases])).toEqual([
+      [b.name, 6],
+      [a.name, 3],
+    ]);
+    expect(readReleaseFile(a.name, "manifest.json", store)?.contentType).toBe("application/json");
+    expect(readReleaseFile(a.name, a.manifest.cases[0].file, store)?.bytes.toString("utf8")).toBe(readFileSync(path.join(a.dir, a.manifest.cases[0].file), "utf8"));
+    expect(readReleaseFile(a.name, "README.md", store)?.contentType).toBe("text/markdown; charset=utf-8");
+    expect(readReleaseFile(a.name, "../" + b.name + "/manifest.json", store)).toBeNull();
+    expect(readReleaseFile("..", "manifest.json", store)).toBeNull();
+    expect(readReleaseFile(a.name, "bundles/none.bundle.json", store)).toBeNull();
   });
 });
