@@ -135,6 +135,9 @@ describe(`release export (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLi
     expect(adj.manifest.agreement?.cases).toBe(3);
     const crew = await exportRelease(src.db, { out: path.join(tmp(), "crew"), filter: { mas: "crewai", status: "all" } });
     expect(crew.manifest.cases.map((c) => c.bundleId)).toEqual([GOLD_IDS[3]]);
+    const bench = await exportRelease(src.db, { out: path.join(tmp(), "bench"), filter: { benchmark: "assistantbench", status: "all" } });
+    expect(bench.manifest.counts.byBenchmark).toEqual({ AssistantBench: 2 });
+    expect(bench.manifest.cases.map((c) => c.bundleId)).toContain(GOLD_IDS[0]);
     const listed = await exportRelease(src.db, { out: path.join(tmp(), "listed"), filter: { status: "all", cases: [ww[1]] } });
     expect(listed.manifest.cases.map((c) => c.bundleId)).toEqual([ww[1]]);
     expect(listed.manifest.agreement).toBeNull();
