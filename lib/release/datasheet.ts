@@ -73,7 +73,7 @@ ${table(c.bySourceDataset, "source dataset")}
 ${table(c.byPrimaryCategory, "final primary category")}
 
 - **Missing information:** cases without a final annotation count under "(none)"; reference labels published with a source dataset travel inside its bundles (\`referenceLabels\`) and are not our annotators' work.
-- **Sensitive data:** traces are model and tool transcripts as recorded or published; they may contain web content, file paths and public keys quoted by the agents. Annotator identities are replaced by pseudonyms (${m.pseudonymisation.scheme}, ${m.pseudonymisation.people} person(s)); free-text rationales are released as written.
+- **Sensitive data:** traces are model and tool transcripts as recorded or published; they may contain web content, file paths and public keys quoted by the agents. Annotator identities are replaced by pseudonyms (${m.pseudonymisation.scheme}, ${m.pseudonymisation.people} person(s)); emails and names of accounts inside rationales are replaced by the pseudonym (other free text about people is released as written).
 
 ## Collection process
 - Traces were imported from the source datasets below or recorded with \`symtrace record\` (an OpenAI-compatible proxy and a tool gateway capture every boundary). Each bundle is stored and released in canonical form; its identity is sha256 of its RFC 8785 canonical JSON (\`bundleHash\` in the manifest).

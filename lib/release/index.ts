@@ -6,5 +6,5 @@
 export * from "./manifest";
 export { renderDatasheet, type DatasheetAgreement } from "./datasheet";
 export { licenceOf, LICENSE_FILES, LANGFUSE_SAMPLE_FILES, type DatasetLicence } from "./licences";
-export { pseudonymMap, randomPseudonymKey, PSEUDONYM_PREFIX } from "./pseudonym";
+export { pseudonymMap, randomPseudonymKey, scrubIdentities, PSEUDONYM_PREFIX, type Identity } from "./pseudonym";
 export { sha256Hex, sha256sumsText, verifyChecksums, type ChecksumProblem, type FileChecksum } from "./checksums";

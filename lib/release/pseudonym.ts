@@ -45,3 +45,29 @@ export function pseudonymMap(labels: Iterable<string>, key: string, minHex = MIN
   }
   return out;
 }
+
+/** One account whose identity must not appear in released free text. */
+export interface Identity {
+  /** Email and display name (names shorter than 4 characters are left alone: too likely ordinary words). */
+  texts: string[];
+  /** What replaces them: the person's pseudonym, or a neutral marker for accounts not in the release. */
+  replacement: string;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/**
+ * Replace every known email and display name in free text (rationales) by the pseudonym:
+ * case-insensitive, whole words only (no letter or digit directly before or after), longest first.
+ * @returns the text with identities replaced (unchanged when none occurs)
+ */
+export function scrubIdentities(text: string, identities: ReadonlyArray<Identity>): string {
+  const pairs = identities
+    .flatMap((i) => i.texts.map((t) => [t.trim(), i.replacement] as const))
+    .filter(([t]) => t.length >= 4)
+    .sort((a, b) => b[0].length - a[0].length);
+  if (!pairs.length) return text;
+  const byLower = new Map(pairs.map(([t, r]) => [t.toLowerCase(), r] as const));
+  const re = new RegExp(`(?<![\\p{L}\\p{N}])(?:${pairs.map(([t]) => escapeRe(t)).join("|")})(?![\\p{L}\\p{N}])`, "giu");
+  return text.replace(re, (m) => byLower.get(m.toLowerCase()) ?? m);
+}

@@ -2,7 +2,7 @@ import { describe, expect, test } from "vitest";
 import { sha256Hex, sha256sumsText, verifyChecksums } from "./checksums";
 import { licenceOf } from "./licences";
 import { countBy, releaseCounts, type ReleaseCase } from "./manifest";
-import { pseudonymMap } from "./pseudonym";
+import { pseudonymMap, scrubIdentities } from "./pseudonym";
 
 describe("pseudonymMap", () => {
   test("same label → same pseudonym for a key; another key gives others; no label text leaks", () => {
@@ -24,6 +24,15 @@ describe("pseudonymMap", () => {
     // no pseudonym is a prefix-collision left unresolved: a label with a 1-digit pseudonym is alone in its digit
     const ones = [...m.values()].filter((p) => p.length === "person-".length + 1);
     for (const p of ones) expect([...m.values()].filter((q) => q.startsWith(p)).length).toBe(1);
+  });
+
+  test("scrubIdentities replaces emails and names, whole words, any case; short names are left alone", () => {
+    const ids = [
+      { texts: ["ann@x.org", "Ann Lee"], replacement: "person-1" },
+      { texts: ["al@x.org", "Al"], replacement: "[another account]" },
+    ];
+    expect(scrubIdentities("ANN LEE wrote to ann@x.org, cc al@x.org; Al said no. Annleen stays.", ids)).toBe("person-1 wrote to person-1, cc [another account]; Al said no. Annleen stays.");
+    expect(scrubIdentities("nothing here", ids)).toBe("nothing here");
   });
 
   test("an empty key is refused", () => {

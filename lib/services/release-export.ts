@@ -40,9 +40,11 @@ import {
   releaseLicences,
   releaseManifestSchema,
   renderDatasheet,
+  scrubIdentities,
   sha256Hex,
   sha256sumsText,
   type FileChecksum,
+  type Identity,
   type ReleaseCase,
   type ReleaseManifest,
 } from "../release";
@@ -108,10 +110,21 @@ function gitCommit(): string | null {
   }
 }
 
-/** Replace every person's label by its pseudonym. @returns the new file and the people per role */
-function pseudonymise(file: AnnotationsFileV1, key: string) {
+/** Neutral marker for an account named in a rationale who has no annotation in the release. */
+export const OTHER_ACCOUNT = "[another account]";
+
+/**
+ * Replace every person's label by its pseudonym, and every account's email or name inside a
+ * rationale by that person's pseudonym (or {@link OTHER_ACCOUNT}).
+ * @param accounts every account of the database (email, name)
+ * @returns the new file and the people per role
+ */
+function pseudonymise(file: AnnotationsFileV1, key: string, accounts: ReadonlyArray<{ email: string; name: string }>) {
   const labels = file.cases.flatMap((c) => [...c.initial.map((a) => a.annotator ?? ""), ...(c.final ? [c.final.adjudicator ?? c.final.annotator ?? ""] : [])]).filter(Boolean);
   const map = pseudonymMap(labels, key);
+  // a label is an email, or an imported account's name (annotations-io accountLabel)
+  const identities: Identity[] = accounts.map((u) => ({ texts: [u.email, u.name], replacement: map.get(u.email) ?? map.get(u.name) ?? OTHER_ACCOUNT }));
+  const scrub = (t: string) => scrubIdentities(t, identities);
   const p = (l: string | undefined) => (l === undefined ? undefined : map.get(l)!);
   const annotators = new Set<string>();
   const adjudicators = new Set<string>();
@@ -119,14 +132,14 @@ function pseudonymise(file: AnnotationsFileV1, key: string) {
     const initial = c.initial.map((a) => {
       const { annotator, ...rest } = a;
       annotators.add(p(annotator)!);
-      return { annotator: p(annotator), ...rest };
+      return { annotator: p(annotator), ...rest, rationale: scrub(rest.rationale) };
     });
     let final: typeof c.final = null;
     if (c.final) {
       const { adjudicator, annotator, ...rest } = c.final;
       const who = p(adjudicator ?? annotator)!;
       adjudicators.add(who);
-      final = { adjudicator: who, ...rest };
+      final = { adjudicator: who, ...rest, rationale: scrub(rest.rationale) };
     }
     // sorted by pseudonym, as `annotations export` sorts by label
     return { caseId: c.caseId, initial: initial.sort((a, b) => (a.annotator ?? "").localeCompare(b.annotator ?? "")), final };
@@ -156,7 +169,8 @@ export async function exportRelease(db: Db, o: ReleaseExportOptions): Promise<Re
   // annotations of the released cases (submitted only; cases without any are not in the file)
   const released = new Set(rows.map((r) => r.bundleId));
   const all = await exportAnnotations(db, { submittedOnly: true });
-  const anon = pseudonymise({ ...all, about: "", cases: all.cases.filter((c) => released.has(c.caseId)) }, key);
+  const accounts = await db.user.findMany({ select: { email: true, name: true } });
+  const anon = pseudonymise({ ...all, about: "", cases: all.cases.filter((c) => released.has(c.caseId)) }, key, accounts);
   const annotationsFile: AnnotationsFileV1 = {
     ...anon.file,
     about: `Initial (blind) and final (adjudicated) annotations of a SymTrace Studio release; annotators pseudonymised (HMAC-SHA256, key not published).`,

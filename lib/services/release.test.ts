@@ -97,6 +97,10 @@ describe(`release export (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLi
     expect(initialPeople.size).toBe(3);
     expect(finalPeople.size).toBe(1);
     for (const p of [...initialPeople, ...finalPeople]) expect(p).toMatch(/^person-[0-9a-f]{8}$/);
+    // names and emails inside a rationale became the pseudonyms (or the neutral marker)
+    const named = ann.cases.flatMap((c) => c.initial).find((a) => a.rationale.includes("asked"))!;
+    const one = ann.cases.flatMap((c) => c.initial).find((a) => a.rationale.startsWith("Annotator 1's"))!.annotator;
+    expect(named.rationale).toBe(`Annotator 2's reading; ${one} (${one}) asked [another account] about it.`);
     // "Annotator 2's" rationale always carries the same pseudonym
     const who2 = new Set(ann.cases.flatMap((c) => c.initial.filter((a) => a.rationale.startsWith("Annotator 2's")).map((a) => a.annotator)));
     expect(who2.size).toBe(1);

@@ -77,6 +77,8 @@ export async function seedReleaseData(db: Db, shared: string): Promise<{ whoAndW
 
   // Who&When: two of three annotators submitted
   const node = await db.node.findFirstOrThrow({ where: { caseId: ww[0].id }, orderBy: { idx: "desc" }, select: { nodeId: true, type: true } });
-  for (const [j, v] of [a1, a2].entries()) await submit(v, ww[0].id, full({ categories: ["C2"], primary: "C2", nodeId: node.nodeId, nodeType: node.type }, j + 1));
+  // (annotator 2's rationale names two accounts: the release must not carry them)
+  for (const [j, v] of [a1, a2].entries())
+    await submit(v, ww[0].id, full({ categories: ["C2"], primary: "C2", nodeId: node.nodeId, nodeType: node.type, ...(j === 1 ? { rationale: "Annotator 2's reading; Annotator One (annotator1@symtrace.local) asked Ada Admin about it." } : {}) }, j + 1));
   return { whoAndWhen: ww.map((w) => w.bundleId) };
 }
