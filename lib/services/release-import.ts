@@ -2,7 +2,7 @@
  * Release import (issue 14 item 1): load a release folder (lib/services/release-export.ts) into an
  * EMPTY database and prove the round trip.
  *
- * Order: (1) the database must hold no case, annotation, assignment or replay run; (2) manifest.json
+ * Order: (1) the database must hold no case, annotation, assignment, replay run or experiment; (2) manifest.json
  * is read and checked (zod, errors by JSON path); (3) every listed file's SHA-256 and size are
  * checked (a tampered or missing file is named; nothing is written); (4) every bundle is parsed and
  * validated and its canonical hash must equal the manifest's `bundleHash`; (5) bundles are stored
@@ -61,8 +61,8 @@ function walk(dir: string, base = ""): string[] {
 
 /** Counts that make a database non-empty for `release import`. */
 async function contents(db: Db) {
-  const [cases, annotations, assignments, replayRuns] = await Promise.all([db.case.count(), db.annotation.count(), db.assignment.count(), db.replayRun.count()]);
-  return { cases, annotations, assignments, replayRuns };
+  const [cases, annotations, assignments, replayRuns, experiments] = await Promise.all([db.case.count(), db.annotation.count(), db.assignment.count(), db.replayRun.count(), db.experiment.count()]);
+  return { cases, annotations, assignments, replayRuns, experiments };
 }
 
 /** Read and check manifest.json. @throws ReleaseImportError */
@@ -109,11 +109,11 @@ async function undo(db: Db, caseIds: string[], accounts: string[]) {
  */
 export async function importRelease(db: Db, dir: string): Promise<ReleaseImportResult> {
   const before = await contents(db);
-  if (before.cases + before.annotations + before.assignments + before.replayRuns > 0)
+  if (before.cases + before.annotations + before.assignments + before.replayRuns + before.experiments > 0)
     throw new ReleaseImportError([
       {
         path: "database",
-        message: `the database is not empty (${before.cases} case(s), ${before.annotations} annotation(s), ${before.assignments} assignment(s), ${before.replayRuns} replay run(s)); release import loads only into an empty database: point DATABASE_URL at a new one`,
+        message: `the database is not empty (${before.cases} case(s), ${before.annotations} annotation(s), ${before.assignments} assignment(s), ${before.replayRuns} replay run(s), ${before.experiments} experiment(s)); release import loads only into an empty database: point DATABASE_URL at a new one`,
       },
     ]);
   const m = readReleaseManifest(dir);
