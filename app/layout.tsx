@@ -47,6 +47,11 @@ export default async function RootLayout({ children }: { children: React.ReactNo
                     Import
                   </Link>
                 ) : null}
+                {has("researcher") || has("admin") ? (
+                  <Link href="/releases" className="text-slate-600 hover:text-slate-900">
+                    Releases
+                  </Link>
+                ) : null}
                 {has("admin") ? (
                   <Link href="/admin" className="text-slate-600 hover:text-slate-900">
                     Admin

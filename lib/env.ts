@@ -25,6 +25,10 @@ const envSchema = z.object({
   /** "0" turns off the built-in runners of the reference MAS in mas/ (default on). */
   SYMTRACE_BUILTIN_RUNNERS: z.enum(["0", "1"], "SYMTRACE_BUILTIN_RUNNERS must be 0 or 1").optional(),
   /** The import page: largest file accepted per upload, in bytes (default 256 MiB). */
+  /** Where the app writes dataset releases (the Releases page); default data/releases in the working directory. */
+  SYMTRACE_RELEASES_DIR: z.string().min(1).optional(),
+  /** HMAC key of release pseudonyms: set it for pseudonyms that stay the same across releases (default: a random key per release). */
+  SYMTRACE_RELEASE_PSEUDONYM_KEY: z.string().min(1).optional(),
   SYMTRACE_IMPORT_MAX_BYTES: z.coerce.number().int("SYMTRACE_IMPORT_MAX_BYTES must be a whole number of bytes").positive().optional(),
   /** OTLP/HTTP receiver: largest request body, in bytes, compressed and decompressed (default 32 MiB). */
   SYMTRACE_OTLP_MAX_BYTES: z.coerce.number().int("SYMTRACE_OTLP_MAX_BYTES must be a whole number of bytes").positive().optional(),
@@ -62,4 +66,9 @@ export function readEnv(source: NodeJS.ProcessEnv = process.env): Env {
 /** Absolute path of the shared folder (samples and fixtures). */
 export function sharedDir(env: Env = readEnv()): string {
   return path.resolve(env.SYMTRACE_SHARED_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), "../shared"));
+}
+
+/** Absolute path of the folder the app writes releases into (SYMTRACE_RELEASES_DIR, default data/releases). */
+export function releasesDir(env: Env = readEnv()): string {
+  return path.resolve(env.SYMTRACE_RELEASES_DIR ?? path.join(/*turbopackIgnore: true*/ process.cwd(), "data/releases"));
 }

@@ -4,7 +4,7 @@
  * lib/agreement exactly like a file. Cached per filter until annotations change.
  */
 import { analyzeAnnotations, pooledBinaryFleiss, validateAnnotations, type AgreementReport } from "../agreement";
-import { exportAnnotations, listCases, type Db } from "../db";
+import { exportAnnotations, listCases, type AnnotationsFileV1, type Db } from "../db";
 
 export interface AgreementFilter {
   dataset?: string | null;
@@ -34,12 +34,29 @@ async function allowedBundleIds(db: Db, f: AgreementFilter): Promise<Set<string>
   return ids;
 }
 
-const cache = new Map<string, { stamp: string; report: AgreementReport & { ok: true } }>();
+/** Per database (two databases in one process never share entries), per filter. */
+const caches = new WeakMap<Db, Map<string, { stamp: string; report: AgreementReport & { ok: true } }>>();
 
 /** Latest annotation change (count + newest update): the cache key's freshness part. */
 async function annotationsStamp(db: Db): Promise<string> {
   const [n, last] = await Promise.all([db.annotation.count(), db.annotation.findFirst({ orderBy: { updatedAt: "desc" }, select: { updatedAt: true } })]);
   return `${n}:${last?.updatedAt.toISOString() ?? ""}`;
+}
+
+/**
+ * The agreement report of an exported `symtrace.annotations/v1` value (what `agreement --from-db`
+ * computes after filtering; the release export calls it on the released, pseudonymised cases).
+ * @returns the lib/agreement report, or `{ok:false, errors}` when the value does not validate or
+ *   no case has three initial annotations
+ */
+export function agreementOfAnnotations(file: AnnotationsFileV1, o: { resamples?: number; seed?: number } = {}) {
+  const v = validateAnnotations(file);
+  if (!v.ok) return { ok: false as const, errors: v.errors };
+  const withThree = v.file.cases.filter((c) => c.initial.length === 3);
+  if (withThree.length === 0) {
+    return { ok: false as const, errors: [{ path: "$", message: `no case has three submitted initial annotations yet (${v.file.cases.length} case(s) with some)` }] };
+  }
+  return { ok: true as const, ...analyzeAnnotations(v.file.cases, { resamples: o.resamples, seed: o.seed }) };
 }
 
 /**
@@ -50,19 +67,15 @@ async function annotationsStamp(db: Db): Promise<string> {
 export async function agreementFromDb(db: Db, f: AgreementFilter = {}, o: { resamples?: number; seed?: number } = {}) {
   const key = JSON.stringify([f.dataset ?? null, f.mas ?? null, f.benchmark ?? null, f.from ?? null, f.to ?? null, o.resamples ?? null, o.seed ?? null]);
   const stamp = await annotationsStamp(db);
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new Map()));
   const hit = cache.get(key);
   if (hit && hit.stamp === stamp) return hit.report;
   const file = await exportAnnotations(db, { submittedOnly: true });
   const allowed = await allowedBundleIds(db, f);
   const cases = allowed ? file.cases.filter((c) => allowed.has(c.caseId)) : file.cases;
-  const v = validateAnnotations({ ...file, cases });
-  if (!v.ok) return { ok: false as const, errors: v.errors };
-  const withThree = v.file.cases.filter((c) => c.initial.length === 3);
-  if (withThree.length === 0) {
-    return { ok: false as const, errors: [{ path: "$", message: `no case has three submitted initial annotations yet (${v.file.cases.length} case(s) with some)` }] };
-  }
-  const report = { ok: true as const, ...analyzeAnnotations(v.file.cases, { resamples: o.resamples, seed: o.seed }) };
-  cache.set(key, { stamp, report });
+  const report = agreementOfAnnotations({ ...file, cases }, o);
+  if (report.ok) cache.set(key, { stamp, report });
   return report;
 }
 

@@ -1,0 +1,78 @@
+/**
+ * The app's releases (the Releases page and its downloads): release folders written server-side
+ * under SYMTRACE_RELEASES_DIR (default data/releases), one folder per release version. No zip:
+ * the page offers the folder's files one by one (manifest, datasheet, annotations, agreement,
+ * bundles) and the folder's path on the server.
+ */
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import path from "node:path";
+import type { Db } from "../db";
+import { releasesDir } from "../env";
+import { MANIFEST_FILE, SHA256SUMS_FILE, type ReleaseManifest } from "../release";
+import { exportRelease, ReleaseExportError } from "./release-export";
+import { readReleaseManifest, ReleaseImportError } from "./release-import";
+import type { ReleaseFilter } from "./release-select";
+
+/** A release folder name: its version (letters, digits, dot, dash, underscore). */
+export const RELEASE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+export interface StoredRelease {
+  name: string;
+  dir: string;
+  manifest: ReleaseManifest;
+}
+
+/** The releases in the folder, newest first (folders without a valid manifest are skipped). */
+export function listReleases(dir = releasesDir()): StoredRelease[] {
+  if (!existsSync(dir)) return [];
+  const out: StoredRelease[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory() || !RELEASE_NAME.test(e.name)) continue;
+    try {
+      out.push({ name: e.name, dir: path.join(dir, e.name), manifest: readReleaseManifest(path.join(dir, e.name)) });
+    } catch (err) {
+      if (!(err instanceof ReleaseImportError)) throw err;
+    }
+  }
+  return out.sort((a, b) => b.manifest.release.created.localeCompare(a.manifest.release.created));
+}
+
+/**
+ * Write a new release into the releases folder.
+ * @returns the stored release
+ * @throws ReleaseExportError (nothing matches, or a release of that version exists)
+ */
+export async function createStoredRelease(db: Db, filter: ReleaseFilter, o: { dir?: string; now?: Date } = {}): Promise<StoredRelease> {
+  const dir = o.dir ?? releasesDir();
+  const tmpName = `.creating-${Date.now()}-${Math.random().toString(16).slice(2, 8)}`;
+  const { dir: written, manifest } = await exportRelease(db, { out: path.join(dir, tmpName), filter, now: o.now });
+  const name = manifest.release.version;
+  const final = path.join(dir, name);
+  if (existsSync(final)) {
+    rmSync(written, { recursive: true, force: true });
+    throw new ReleaseExportError("$", `a release named ${name} exists already`);
+  }
+  renameSync(written, final);
+  return { name, dir: final, manifest };
+}
+
+/**
+ * One file of a stored release, for download: only manifest.json, SHA256SUMS and the files the
+ * manifest lists (so no path outside the release can be asked for).
+ * @returns the bytes and a content type, or null when there is no such release or file
+ */
+export function readReleaseFile(name: string, rel: string, dir = releasesDir()): { bytes: Buffer; contentType: string } | null {
+  if (!RELEASE_NAME.test(name)) return null;
+  const root = path.join(dir, name);
+  let m: ReleaseManifest;
+  try {
+    m = readReleaseManifest(root);
+  } catch {
+    return null;
+  }
+  const allowed = rel === MANIFEST_FILE || rel === SHA256SUMS_FILE || m.files.some((f) => f.path === rel);
+  if (!allowed) return null;
+  const bytes = readFileSync(path.join(root, rel));
+  const contentType = rel.endsWith(".json") ? "application/json" : rel.endsWith(".md") ? "text/markdown; charset=utf-8" : "text/plain; charset=utf-8";
+  return { bytes, contentType };
+}
