@@ -285,3 +285,38 @@ describe("training views", () => {
     expect(back).toEqual(JSON.parse(JSON.stringify(rec)));
   });
 });
+
+describe("replay evidence from experiment attempts (matched control)", () => {
+  const at = (method: string, attempt: number, status: "passed" | "failed" | "error" | "skipped" | "cancelled", caseId = "c1") => ({
+    caseId,
+    mas: "ag2",
+    primaryCategory: "C1",
+    method,
+    attempt,
+    status,
+    passed: status === "passed" ? true : status === "skipped" ? null : false,
+    reproduced: null,
+    calls: 3,
+    auxCalls: 0,
+    tokens: 100,
+  });
+  test("correction arm (substitution) vs node-resample control: 2/2 vs 0/2 is E2; an error attempt is no verdict", async () => {
+    const { replayEvidenceFromAttempts } = await import("./experiments");
+    const attempts = [at("correction", 2, "passed"), at("correction", 1, "passed"), at("node-resample", 1, "failed"), at("node-resample", 2, "failed"), at("annotated-node", 1, "failed"), at("correction", 1, "failed", "other")];
+    const ev = replayEvidenceFromAttempts(attempts, "c1", { planned: 2 });
+    expect(ev).toEqual({
+      source: "experiment",
+      protocol: "substitution",
+      treatment: [{ id: "correction#1", passed: true }, { id: "correction#2", passed: true }],
+      control: [{ id: "node-resample#1", passed: false }, { id: "node-resample#2", passed: false }],
+      planned: { treatment: 2, control: 2 },
+    });
+    expect(evidenceGrade({ grounded: true, ...ev }).grade).toBe("E2");
+    const withError = replayEvidenceFromAttempts([...attempts.slice(0, 3), at("node-resample", 2, "error")], "c1", { planned: 2 });
+    expect(withError.control.map((t) => t.passed)).toEqual([false, null]);
+    expect(evidenceGrade({ grounded: true, ...withError }).grade).toBe("E1");
+    const guidanceOnly = replayEvidenceFromAttempts([at("annotated-node", 1, "passed"), at("annotated-node", 2, "skipped")], "c1");
+    expect(guidanceOnly).toMatchObject({ protocol: "guidance", treatment: [{ id: "annotated-node#1", passed: true }], control: [] });
+    expect(evidenceGrade({ grounded: true, ...guidanceOnly }).grade).toBe("E1");
+  });
+});

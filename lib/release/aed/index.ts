@@ -11,3 +11,4 @@ export * from "./record";
 export * from "./views";
 export * from "./validate";
 export * from "./parquet";
+export * from "./experiments";
