@@ -123,10 +123,8 @@ describe(`release export --format aed and the training views (${process.env.TEST
           const inputs = JSON.stringify(view === "preference" ? row.prompt : (row.messages as unknown[]).slice(0, -1));
           for (const forbidden of ["406.53", "01:33:00", "Ida Workout Parachute Pant", "assistantbench\"", "webarena_verified_hard\"", "Answer with the store names."]) expect(inputs).not.toContain(forbidden);
         }
-        if (rows.length) {
-          const pq = await parquetReadObjects({ file: new Uint8Array(readFileSync(path.join(dir, view, `${s}.parquet`))).buffer });
-          expect(pq).toEqual(rows);
-        }
+        const pq = await parquetReadObjects({ file: new Uint8Array(readFileSync(path.join(dir, view, `${s}.parquet`))).buffer });
+        expect(pq).toEqual(rows);
       }
       expect(total).toBe(expected);
       for (const m of index) {

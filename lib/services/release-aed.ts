@@ -18,7 +18,8 @@
  * exported, with every reason); with `--parquet` also `aed.parquet` and `aed.privileged.parquet`.
  * Views: `<view>/train.jsonl`, `<view>/validation.jsonl`, `<view>/test.jsonl` (only the chat
  * columns, loadable as they are), `<view>/index.jsonl` (per row: id, split, task, source row and
- * branches), `<view>/skipped.jsonl`; with `--parquet` also `<view>/<split>.parquet`.
+ * branches), `<view>/skipped.jsonl`; with `--parquet` also `<view>/<split>.parquet` (every split,
+ * also an empty one, so a loader given all three files never misses one).
  */
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -248,7 +249,7 @@ export const aedReleaseFormat: ReleaseFormatExporter = async (db, args) => {
     ["aed.rejects.jsonl", jsonl(p.rejects)],
     ["aed-record.schema.json", JSON.stringify(AED_RECORD_SCHEMA, null, 2) + "\n"],
   ];
-  if (args.parquet && rows.length) files.push(["aed.parquet", aedRowsToParquet(rows)], ["aed.privileged.parquet", privilegedRowsToParquet(privileged)]);
+  if (args.parquet) files.push(["aed.parquet", aedRowsToParquet(rows)], ["aed.privileged.parquet", privilegedRowsToParquet(privileged)]);
   writeAll(args.out, files);
   return {
     code: p.rejects.length ? 1 : 0,
@@ -309,7 +310,7 @@ export function viewReleaseFormat(view: ViewFormat): ReleaseFormatExporter {
     for (const s of SPLITS) {
       const rows = items.filter((i) => i.meta.split === s).map((i) => i.row);
       files.push([`${view}/${s}.jsonl`, jsonl(rows)]);
-      if (args.parquet && rows.length) files.push([`${view}/${s}.parquet`, chatRowsToParquet(columns, rows as Array<Record<string, never>>, view)]);
+      if (args.parquet) files.push([`${view}/${s}.parquet`, chatRowsToParquet(columns, rows as Array<Record<string, never>>, view)]);
     }
     files.push([`${view}/index.jsonl`, jsonl(items.map((i) => i.meta))], [`${view}/skipped.jsonl`, jsonl(skips)]);
     writeAll(args.out, files);
