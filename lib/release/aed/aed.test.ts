@@ -62,6 +62,21 @@ describe("evidence grade (seeds/004 ladder)", () => {
   });
 });
 
+describe("student trace", () => {
+  test("system prompts from config.systemPrompts (Who&When keeps them there) after the recorded ones; the reference stays out", () => {
+    const b = structuredClone(gold("c4"));
+    (b.config as Record<string, unknown>).systemPrompts = { Orchestrator: "You coordinate the team.", WebSurfer: "You browse." };
+    const t = studentTrace(b);
+    expect(t.systemPrompts).toEqual([
+      { agent: "Order Analyst", text: "You are the crewai team solving web tasks." },
+      { agent: "Orchestrator", text: "You coordinate the team." },
+      { agent: "WebSurfer", text: "You browse." },
+    ]);
+    expect(t.steps.map((s) => s.nodeId)).toEqual(["task_0000", "llm_call_0000", "agent_action_0000", "final_result"]);
+    expect(JSON.stringify(t)).not.toContain("Ida Workout Parachute Pant");
+  });
+});
+
 describe("quotes at or before the blamed node (gold bundles)", () => {
   test("gold-c1: the evidence quote in tool_result_0001 (step 8) resolves for the blamed final_result (step 11)", () => {
     const b = gold("c1");

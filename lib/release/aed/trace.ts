@@ -3,7 +3,8 @@
  * privileged data kept apart from it. Pure: a replay bundle in, plain JSON out.
  *
  * Student-visible: the task prompt (and its id/benchmark), the system prompts and tool names the
- * agents were given (from the recorded LLM requests, when the bundle has records), and every node
+ * agents were given (from the recorded LLM requests, when the bundle has records, and from
+ * `config.systemPrompts`, where the Who&When importer keeps them), and every node
  * in the observed order O with its agent, type, label, status, error and content.
  * Privileged (never in a student input): `task.reference` (reference answers, ground truth),
  * the evaluator's `outcome` (verdict, evaluator name and its details), `task`'s other
@@ -93,6 +94,17 @@ export function studentTrace(b: ReplayBundle): StudentTrace {
       }
     }
   }
+  // Importers without records keep the agents' system prompts in config.systemPrompts (Who&When:
+  // `{ agent: text }`; a plain string or a list of strings is also read).
+  const cfgPrompts = (b.config as { systemPrompts?: unknown }).systemPrompts;
+  const addPrompt = (agent: string | null, text: unknown) => {
+    if (typeof text !== "string" || seen.has(text)) return;
+    seen.add(text);
+    systemPrompts.push({ agent, text });
+  };
+  if (typeof cfgPrompts === "string") addPrompt(null, cfgPrompts);
+  else if (Array.isArray(cfgPrompts)) for (const t of cfgPrompts) addPrompt(null, t);
+  else if (cfgPrompts && typeof cfgPrompts === "object") for (const [agent, t] of Object.entries(cfgPrompts)) addPrompt(agent, t);
   return { task: { id: b.task.id ?? null, benchmark: b.task.benchmark ?? null, prompt: b.task.prompt }, systemPrompts, tools: [...tools].sort(), steps };
 }
 
