@@ -7,6 +7,9 @@
  *   as a list of `{role, content}` dicts, the same shape as the JSONL;
  * - AED rows and privileged rows: scalar fields as UTF8 columns, nested objects as JSON columns
  *   (Parquet converted type JSON: one JSON text per row, equal to the JSONL's value).
+ * Column statistics are off: hyparquet-writer never truncates the min/max of a JSON column, so
+ * they would store each long value twice more (a 4,000-node row: 1.0 MB with, 52 KB without), and
+ * nothing filters these files by value.
  */
 import { parquetWriteBuffer } from "hyparquet-writer";
 import type { AedRecord } from "./record";
@@ -39,6 +42,7 @@ export function chatRowsToParquet(columns: string[], rows: Array<Record<string, 
     columnData: columns.map((c) => ({ name: c, data: rows.map((r) => r[c]!.map((m) => ({ role: m.role, content: m.content }))) })),
     schema,
     kvMetadata: KV(kind),
+    statistics: false,
   });
 }
 
@@ -52,6 +56,7 @@ export function aedRowsToParquet(rows: AedRecord[]): ArrayBuffer {
     columnData: [...AED_SCALARS.map((c) => ({ name: c, data: rows.map((r) => r[c]) })), ...AED_OBJECTS.map((c) => ({ name: c, data: rows.map((r) => JSON.stringify(r[c])) }))],
     schema,
     kvMetadata: KV("symtrace.aed/v1"),
+    statistics: false,
   });
 }
 
@@ -68,5 +73,6 @@ export function privilegedRowsToParquet(rows: PrivilegedData[]): ArrayBuffer {
     ],
     schema,
     kvMetadata: KV("symtrace.aed.privileged/v1"),
+    statistics: false,
   });
 }

@@ -16,7 +16,7 @@
  *   the blamed node (the first such node is named).
  * A diagnosis whose blamed node is not in the trace resolves nothing.
  */
-import { normalizeQuoteText, quoteOccursIn } from "../../annotation/evidence";
+import { normalizeQuoteText, quoteOccursIn, textLeaves } from "../../annotation/evidence";
 import type { StudentTrace } from "./trace";
 
 /** Rationale spans shorter than this (normalized) are not treated as quotes. */
@@ -69,6 +69,15 @@ export function diagnosisQuotes(d: { rationale: string; evidence: Array<{ nodeId
 export function resolveQuotes(trace: StudentTrace, blamedNodeId: string, quotes: DiagnosisQuote[]): ResolvedQuote[] {
   const pos = new Map(trace.steps.map((s) => [s.nodeId, s.index]));
   const blamed = pos.get(blamedNodeId);
+  // Normalized text leaves per step, computed once per call (rationale quotes scan every step).
+  const leaves = new Map<number, string[]>();
+  const occursAt = (index: number, text: string): boolean => {
+    const q = normalizeQuoteText(text);
+    if (!q) return false;
+    let l = leaves.get(index);
+    if (!l) leaves.set(index, (l = textLeaves(trace.steps[index]!.content).map(normalizeQuoteText)));
+    return l.some((t) => t.includes(q));
+  };
   return quotes.map((q): ResolvedQuote => {
     const fail = (failure: QuoteFailure, message: string): ResolvedQuote => ({ ...q, resolved: false, at: null, failure, message });
     const label = q.source === "evidence" ? `evidence[${q.index}]` : `rationale quote ${q.index + 1}`;
@@ -83,9 +92,9 @@ export function resolveQuotes(trace: StudentTrace, blamedNodeId: string, quotes:
     if (quoteOccursIn(trace.task.prompt, q.text)) return { ...q, resolved: true, at: "task", failure: null, message: null };
     for (const s of trace.steps) {
       if (s.index > blamed) break;
-      if (quoteOccursIn(s.content, q.text)) return { ...q, resolved: true, at: { nodeId: s.nodeId, stepIndex: s.index }, failure: null, message: null };
+      if (occursAt(s.index, q.text)) return { ...q, resolved: true, at: { nodeId: s.nodeId, stepIndex: s.index }, failure: null, message: null };
     }
-    const later = trace.steps.find((s) => s.index > blamed && quoteOccursIn(s.content, q.text));
+    const later = trace.steps.find((s) => s.index > blamed && occursAt(s.index, q.text));
     return later
       ? fail("after-blamed-node", `${label}: ${JSON.stringify(q.text)} occurs only after the blamed node "${blamedNodeId}" (step ${blamed}), first in "${later.nodeId}" (step ${later.index})`)
       : fail("not-found", `${label}: ${JSON.stringify(q.text)} occurs in no node at or before the blamed node "${blamedNodeId}"`);

@@ -67,7 +67,8 @@ function messageText(content: unknown): string | null {
  */
 export function studentTrace(b: ReplayBundle): StudentTrace {
   const byId = new Map(b.graph.nodes.map((n) => [n.id, n]));
-  const ids = [...b.order, ...b.graph.nodes.map((n) => n.id).filter((id) => !b.order.includes(id))];
+  const inOrder = new Set(b.order);
+  const ids = [...b.order, ...b.graph.nodes.map((n) => n.id).filter((id) => !inOrder.has(id))];
   const steps: TraceStep[] = ids.map((id, index) => {
     const n = byId.get(id)!;
     return { index, nodeId: n.id, type: n.type, agent: n.agent ?? null, label: n.label ?? null, status: n.status ?? null, error: n.error ?? null, content: n.content };

@@ -123,14 +123,12 @@ export function actionText(a: { type: string; content: unknown }): string {
  * @returns the leaked texts ([] when clean)
  */
 export function leakedPrivileged(inputs: string, trace: StudentTrace, privileged: unknown): string[] {
-  const seen = normalizeQuoteText([trace.task.prompt, ...trace.steps.flatMap((s) => textLeaves(s.content)), ...trace.systemPrompts.map((p) => p.text)].join("\n"));
   const hay = normalizeQuoteText(inputs);
-  const out = new Set<string>();
-  for (const leaf of textLeaves(privileged)) {
-    const t = normalizeQuoteText(leaf);
-    if (t.length >= 8 && hay.includes(t) && !seen.includes(t)) out.add(t);
-  }
-  return [...out];
+  const found = [...new Set(textLeaves(privileged).map(normalizeQuoteText))].filter((t) => t.length >= 8 && hay.includes(t));
+  if (!found.length) return [];
+  // Only then: is each found text part of what the model saw?
+  const seen = normalizeQuoteText([trace.task.prompt, ...trace.steps.flatMap((s) => textLeaves(s.content)), ...trace.systemPrompts.map((p) => p.text)].join("\n"));
+  return found.filter((t) => !seen.includes(t));
 }
 
 /** Row rejected by a view (not eligible, or a leak). */
