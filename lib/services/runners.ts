@@ -48,14 +48,14 @@ export type RegisteredRunner = z.infer<typeof runnerSchema> & { cwd: string; sou
 export const BASE_PASS_ENV = ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"] as const;
 
 /** Variables of the reference MAS (mas/lib/main.ts) a bundle or the server may set for them. */
-const MAS_ENV = ["SYMTRACE_STREAM", "SYMTRACE_MAX_ROUNDS", "SYMTRACE_LLM_RETRIES", "SYMTRACE_QUIET"];
+const MAS_ENV = ["SYMTRACE_STREAM", "SYMTRACE_MAX_ROUNDS", "SYMTRACE_LLM_RETRIES", "SYMTRACE_QUIET", "SYMTRACE_ATTEMPT_SEED"];
 
 /**
- * The built-in registrations: the reference MAS of `mas/` (orchestrator, workflow, conversation),
- * run as `<this node> --import tsx <root>/mas/<name>.ts` in `root` (default: the app's cwd, the repo).
+ * The built-in registrations: the reference MAS of `mas/` (orchestrator, workflow, conversation, and
+ * calibrated: the calibrated world's MAS, lib/testing/calibrated/README.md), run as `<this node> --import tsx <root>/mas/<name>.ts` in `root` (default: the app's cwd, the repo).
  */
 export function builtinRunners(root: string = process.cwd()): RegisteredRunner[] {
-  return ["orchestrator", "workflow", "conversation"].map((name) => ({
+  return ["orchestrator", "workflow", "conversation", "calibrated"].map((name) => ({
     name,
     description: `reference MAS mas/${name}.ts`,
     command: [process.execPath, "--import", "tsx", path.join(/*turbopackIgnore: true*/ root, "mas", `${name}.ts`)],

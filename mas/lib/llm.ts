@@ -38,6 +38,12 @@ export interface LlmOptions {
   stream?: boolean;
   apiKey?: string;
   maxRetries?: number;
+  /**
+   * OpenAI's per-end-user `user` field, sent with every request when set (SYMTRACE_ATTEMPT_SEED).
+   * The replay normalization drops it (lib/replay/normalize.ts), so recordings and prefix matching
+   * are unaffected; a seeded stochastic endpoint (the calibrated world) keys its samples on it.
+   */
+  user?: string;
 }
 
 export interface Llm {
@@ -56,6 +62,7 @@ export function createLlm(opts: LlmOptions): Llm {
         messages: messages as unknown as OpenAI.Chat.ChatCompletionMessageParam[],
         ...(tools && tools.length > 0 ? { tools: tools as OpenAI.Chat.ChatCompletionTool[] } : {}),
         temperature: 0,
+        ...(opts.user ? { user: opts.user } : {}),
       };
       const completion = opts.stream ? await client.chat.completions.stream(body).finalChatCompletion() : await client.chat.completions.create(body);
       const choice = completion.choices[0];

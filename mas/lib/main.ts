@@ -10,6 +10,8 @@
  * - SYMTRACE_STREAM=1 use streaming chat completions
  * - SYMTRACE_MAX_ROUNDS  cap on orchestration rounds / conversation turns
  * - SYMTRACE_LLM_RETRIES SDK retries (default 0), OPENAI_API_KEY (default "symtrace-local")
+ * - SYMTRACE_ATTEMPT_SEED sent as OpenAI's `user` field ("symtrace-attempt-<seed>"), which the replay
+ *   normalization drops: an experiment attempt's identity for seeded stochastic endpoints
  * Exit codes: 0 ok, 1 run failed, 2 bad configuration.
  */
 import path from "node:path";
@@ -59,7 +61,8 @@ export function runMas(moduleUrl: string, name: string, body: (cfg: MasConfig, c
     process.exit(2);
   }
   const retries = process.env.SYMTRACE_LLM_RETRIES ? Number(process.env.SYMTRACE_LLM_RETRIES) : 0;
-  const llm = createLlm({ baseUrl: cfg.baseUrl, model: cfg.model, stream: cfg.stream, apiKey: process.env.OPENAI_API_KEY || undefined, maxRetries: retries });
+  const attempt = process.env.SYMTRACE_ATTEMPT_SEED?.trim();
+  const llm = createLlm({ baseUrl: cfg.baseUrl, model: cfg.model, stream: cfg.stream, apiKey: process.env.OPENAI_API_KEY || undefined, maxRetries: retries, user: attempt ? `symtrace-attempt-${attempt}` : undefined });
   body(cfg, { llm, toolUrl: cfg.toolUrl }).then(
     (final) => process.stdout.write(`${JSON.stringify({ final })}\n`, () => process.exit(0)),
     (e: unknown) => {

@@ -1,0 +1,122 @@
+/**
+ * The calibrated world's known probabilities (the "truth" an experiment's measured rates are
+ * checked against, issue 13 item 8) and how the scripted model classifies what it was given.
+ *
+ * Every task sets a trap that ALWAYS springs (deterministic, README.md "Traps"), so every run of a
+ * task shows the same Table 10 symptom at the same node. The model's only random decision in a run
+ * is at the **repair boundary** B, the LLM call right after the symptom (the call lib/symptoms'
+ * anchor maps to, Algorithm 4): it recovers with probability `recover[class]`, where the class is
+ * what it sees there (nothing, a generic nudge, symptom-specific guidance, or a task text extended
+ * by self-reflection / critic). A call after B on a path that did not recover ("late") recovers
+ * with `late[class]`. Injections before the symptom change nothing (the trap still springs; B then
+ * decides with `none`). Critic and self-reflection calls name the actual mistake with probability
+ * `aux.critic` / `aux.reflection`.
+ */
+import { CATEGORY_INFO } from "../../annotation/protocol";
+import { CONTROL_GUIDANCE } from "../../symptoms/prompts";
+import type { CalibratedCategory } from "./catalogue.mjs";
+
+/** What the model saw at a decision: the injected guidance Δ, else the task's extra text, else nothing. */
+export type InjectionClass = "none" | "nudge" | "specific" | "task-generic" | "task-specific";
+
+/** Where in the run a decision is taken: at the repair boundary B, or later on a failing path. */
+export type DecisionPosition = "B" | "late";
+
+/** The world's probabilities (all in [0, 1]). */
+export interface CalibratedTruth {
+  /** P(recovery) at the repair boundary B, by what the model sees there. */
+  recover: Record<InjectionClass, number>;
+  /** P(recovery) at a call after B whose path has not recovered. */
+  late: Record<InjectionClass, number>;
+  /** P(a critic / self-reflection call names the actual mistake: "Diagnosis: …"). */
+  aux: { critic: number; reflection: number };
+}
+
+/**
+ * The default truth table (README.md). Per-attempt pass rates that follow from it:
+ * fresh run / Unguided Full Rerun / Node Resample 0.10 (a fresh run fails with 0.90), Generic Nudge
+ * 0.40, Suspicious-Node and Annotated-Node 0.85, Last-Node 0.05, Critic-Agent 0.6·0.75 + 0.4·0.35
+ * = 0.59, Self-Reflection 0.35 (static reflection text) or 0.3·0.75 + 0.7·0.35 = 0.47 (with a
+ * reflection call), Random-Node: the mix over the chosen nodes (`expectedNodeRate`).
+ */
+export const DEFAULT_TRUTH: CalibratedTruth = Object.freeze({
+  recover: Object.freeze({ none: 0.1, nudge: 0.4, specific: 0.85, "task-generic": 0.35, "task-specific": 0.75 }),
+  late: Object.freeze({ none: 0, nudge: 0.05, specific: 0.3, "task-generic": 0, "task-specific": 0 }),
+  aux: Object.freeze({ critic: 0.6, reflection: 0.3 }),
+}) as CalibratedTruth;
+
+/** The marker the model starts a specific critic / reflection reply with. */
+export const DIAGNOSIS_MARKER = "Diagnosis:";
+
+const SN_RE = /Reconsider the decision at target \S+\. Confirmed runtime symptoms: ((?:C[1-4](?:, )?)+)/;
+const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.\s]+$/, "");
+
+/**
+ * Classify an injected guidance text Δ for a task of `category` (the model "understands" it):
+ * - "" → none;
+ * - the Suspicious-Node template (lib/symptoms `suspiciousNodeGuidance`) → specific when its
+ *   confirmed categories include `category`, else nudge;
+ * - a text holding the Table 1 repair signal (annotation-protocol, CATEGORY_INFO.repair, any case)
+ *   of `category` → specific; of other categories only → nudge;
+ * - a "Diagnosis: …" naming the task's sku → specific;
+ * - anything else (CONTROL_GUIDANCE, a generic review, unknown text) → nudge.
+ */
+export function classifyGuidance(text: string, category: CalibratedCategory, sku: string): InjectionClass {
+  const t = text.trim();
+  if (!t) return "none";
+  const sn = SN_RE.exec(t);
+  if (sn) return sn[1].split(/,\s*/).includes(category) ? "specific" : "nudge";
+  const low = norm(t);
+  if (low.includes(norm(CATEGORY_INFO[category].repair))) return "specific";
+  if (t.includes(DIAGNOSIS_MARKER) && t.includes(sku)) return "specific";
+  return "nudge";
+}
+
+/** Classify the extra text a task-level method added to the task (self-reflection, critic): none / task-specific / task-generic. */
+export function classifyTaskExtra(extra: string, sku: string): InjectionClass {
+  const t = extra.trim();
+  if (!t) return "none";
+  return t.includes(DIAGNOSIS_MARKER) && t.includes(sku) ? "task-specific" : "task-generic";
+}
+
+/** True when `text` is exactly the generic control prompt of F.3 (lib/symptoms CONTROL_GUIDANCE). */
+export function isControlGuidance(text: string): boolean {
+  return text.trim() === CONTROL_GUIDANCE;
+}
+
+/** Per-attempt pass probabilities of the experiment methods under `truth` (README "Truth table"). */
+export function expectedAttemptRates(truth: CalibratedTruth = DEFAULT_TRUTH): Record<string, number> {
+  const { recover: r, late: l, aux } = truth;
+  const taskMix = (k: number) => k * r["task-specific"] + (1 - k) * r["task-generic"];
+  return {
+    rerun: r.none,
+    "node-resample": r.none,
+    nudge: r.nudge,
+    "suspicious-node": r.specific,
+    "annotated-node": r.specific,
+    "last-node": l.nudge,
+    critic: taskMix(aux.critic),
+    /** static reflection text (no reflection call) */
+    "self-reflection": r["task-generic"],
+    /** with a reflection LLM call whose reply is put into the task */
+    "self-reflection+call": taskMix(aux.reflection),
+    freshFail: 1 - r.none,
+  };
+}
+
+/** pass@k of k independent attempts with per-attempt probability p: 1 − (1 − p)^k (eq. 3). */
+export function passAtK(p: number, k: number): number {
+  return 1 - (1 - p) ** k;
+}
+
+/**
+ * P(pass) of ONE node-level attempt that injects guidance of class `cls` at the source node at
+ * observed-order position `anchorPos`, given the repair boundary B at position `bPos`: before B
+ * the trap springs again and B decides unguided (`recover.none`); at B `recover[cls]`; after B `late[cls]`.
+ * (Random-Node's expected rate is the mean of this over the nodes it chose.)
+ */
+export function expectedNodeRate(anchorPos: number, bPos: number, cls: InjectionClass, truth: CalibratedTruth = DEFAULT_TRUTH): number {
+  if (anchorPos < bPos) return truth.recover.none;
+  if (anchorPos === bPos) return truth.recover[cls];
+  return truth.late[cls];
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+/**
+ * Evaluator of the calibrated world (lib/testing/calibrated/README.md) for SYMTRACE_REPLAY_EVALUATOR
+ * and `experiment run --evaluator` (contract: lib/services/replay-evaluate.ts):
+ *   SYMTRACE_TASK   the task prompt (a task-level method's longer task text is fine: the calibrated
+ *                   task inside it is found); SYMTRACE_FINAL  the run's final answer as JSON.
+ * Exit 0 = passed (the answer's amount equals qty × the correct unit price, to the cent), 1 = failed,
+ * 2 = not a calibrated task (outcome unknown). stdout: one JSON object { expected, got, category }.
+ *
+ *   SYMTRACE_REPLAY_EVALUATOR="node scripts/calibrated-evaluator.mjs"
+ */
+import { amountOf, parseTask, referenceAmount } from "../lib/testing/calibrated/catalogue.mjs";
+
+const task = parseTask(process.env.SYMTRACE_TASK ?? "");
+if (!task) {
+  console.log(JSON.stringify({ error: "not a calibrated task ([calibrated task nnn] …): no reference answer" }));
+  process.exit(2);
+}
+let final;
+try {
+  final = JSON.parse(process.env.SYMTRACE_FINAL ?? "null");
+} catch {
+  console.log(JSON.stringify({ error: "SYMTRACE_FINAL is not JSON" }));
+  process.exit(2);
+}
+const expected = referenceAmount(task.item, task.qty);
+const got = final === null || final === undefined ? null : amountOf(final);
+const passed = got !== null && Math.abs(got - expected) < 0.005;
+console.log(JSON.stringify({ expected, got, category: task.item.category }));
+process.exit(passed ? 0 : 1);
