@@ -132,8 +132,18 @@ export function renderContent(content: unknown): string {
   return JSON.stringify(content ?? null);
 }
 
-/** One step as a block of text: `[index] nodeId · type · agent (status)` then its content. */
+const renderedSteps = new WeakMap<TraceStep, string>();
+
+/** One step as a block of text: `[index] nodeId · type · agent (status)` then its content (memoized per step object). */
 export function renderStep(s: TraceStep): string {
+  const done = renderedSteps.get(s);
+  if (done !== undefined) return done;
+  const text = renderStepText(s);
+  renderedSteps.set(s, text);
+  return text;
+}
+
+function renderStepText(s: TraceStep): string {
   const head = `[${s.index}] ${s.nodeId} · ${s.type}${s.agent ? ` · ${s.agent}` : ""}${s.status && s.status !== "success" ? ` (${s.status})` : ""}`;
   const err = s.error ? `\nerror: ${JSON.stringify(s.error)}` : "";
   return `${head}\n${renderContent(s.content)}${err}`;

@@ -123,12 +123,18 @@ export function actionText(a: { type: string; content: unknown }): string {
  * @returns the leaked texts ([] when clean)
  */
 export function leakedPrivileged(inputs: string, trace: StudentTrace, privileged: unknown): string[] {
-  const hay = normalizeQuoteText(inputs);
-  const found = [...new Set(textLeaves(privileged).map(normalizeQuoteText))].filter((t) => t.length >= 8 && hay.includes(t));
+  // Whitespace-insensitive search of each privileged text in the raw input (no copy of the input):
+  // the text's words joined by \s+, after the same normalization as quotes.
+  const found = [...new Set(textLeaves(privileged).map(normalizeQuoteText))].filter((t) => t.length >= 8 && wordsPattern(t).test(inputs));
   if (!found.length) return [];
   // Only then: is each found text part of what the model saw?
   const seen = normalizeQuoteText([trace.task.prompt, ...trace.steps.flatMap((s) => textLeaves(s.content)), ...trace.systemPrompts.map((p) => p.text)].join("\n"));
   return found.filter((t) => !seen.includes(t));
+}
+
+/** A normalized text as a pattern matching it across any whitespace run (and a no-break space). */
+function wordsPattern(t: string): RegExp {
+  return new RegExp(t.split(" ").map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[\\s\u00a0\u2007\u202f]+"));
 }
 
 /** Row rejected by a view (not eligible, or a leak). */
