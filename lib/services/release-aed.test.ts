@@ -36,6 +36,22 @@ function replayOfC1(n: number, answer: string, passed: boolean): ReplayBundle {
   return v.bundle;
 }
 
+/** A variant of gold-c4 (an experiment attempt's recording) whose agent_action_0000 is replaced by `text`. */
+function attemptOfC4(n: number, text: string, passed: boolean): ReplayBundle {
+  const b = structuredClone(read("fixtures/bundles/gold-c4.bundle.json")) as ReplayBundle;
+  const ren = (id: string) => (id === "agent_action_0000" ? "agent_action_0001" : id);
+  b.id = `${C4}/attempt-${n}`;
+  b.parent = { bundleId: C4, targetNodeId: "agent_action_0000", guidance: "", mode: "transcript" };
+  b.graph.nodes = b.graph.nodes.map((x) => (x.id === "agent_action_0000" ? { ...x, id: "agent_action_0001", content: { text }, contentHash: hashContent({ text }) } : x));
+  b.graph.edges = b.graph.edges.map((e) => ({ ...e, from: ren(e.from), to: ren(e.to) }));
+  b.order = b.order.map(ren);
+  b.outcome = { passed, evaluator: "webarena_verified_hard" };
+  const v = validateBundle(b);
+  if (!v.ok) throw new Error(JSON.stringify(v.issues.slice(0, 3)));
+  return v.bundle;
+}
+const C4 = "crewai/webarena_verified_hard_204/attempt_000";
+
 let h: DbHandle;
 const out = mkdtempSync(path.join(os.tmpdir(), "symtrace-aed-"));
 beforeAll(async () => {
@@ -56,6 +72,23 @@ beforeAll(async () => {
     const { caseId } = await importCase(h.db, { bundle: replayOfC1(i + 1, answer, passed) });
     await h.db.replayRun.create({ data: { id: `run-${i + 1}`, sourceCaseId: src.id, targetNodeId: "final_result", boundaryNodeId: "final_result", status: "completed", resultCaseId: caseId, guidance: "Answer with the store names." } });
   }
+  // an experiment on gold-c4: annotated-node (treatment) 2/2 passed, node-resample (control) 0/2, all at agent_action_0000
+  const c4 = await h.db.case.findUniqueOrThrow({ where: { bundleId: C4 } });
+  const exp = await h.db.experiment.create({ data: { settingsJson: "{}", caseSetJson: "{}", methodsJson: '["annotated-node","node-resample"]', attempts: 2, seed: 1, status: "finished" } });
+  const ec = await h.db.experimentCase.create({ data: { experimentId: exp.id, idx: 0, caseId: c4.id, bundleId: C4, mas: "crewai", task: "t" } });
+  const arms = [
+    ["annotated-node", 1, "Ida Workout Parachute Pant 38.40; Proteus Fitness Jackshirt 45.00 (from the admin report)", true],
+    ["annotated-node", 2, "Browsing the admin report first, then: Ida Workout Parachute Pant, Proteus Fitness Jackshirt", true],
+    ["node-resample", 1, "I would browse to the admin page to find it.", false],
+    ["node-resample", 2, "I cannot access the admin page.", false],
+  ] as const;
+  for (const [i, [method, attempt, text, passed]] of arms.entries()) {
+    const rec = attemptOfC4(i + 1, text, passed);
+    await importCase(h.db, { bundle: rec });
+    await h.db.experimentAttempt.create({
+      data: { id: `att-${i + 1}`, experimentId: exp.id, experimentCaseId: ec.id, method, attempt, status: passed ? "passed" : "failed", passed, anchorNodeId: "agent_action_0000", bundleId: rec.id },
+    });
+  }
   process.env.DATABASE_URL = h.url;
 }, 120_000);
 afterAll(async () => {
@@ -73,7 +106,7 @@ describe(`release export --format aed and the training views (${process.env.TEST
       format: "aed",
       rows: 3,
       rejected: [{ id: `${C3}#final`, nodeId: "tool_result_0000", reasons: [expect.stringMatching(/evidence\[1\]: node "tool_result_0001" \(step 8\) comes after the blamed node/)] }],
-      grades: { partial_recovery: 1, E0: 2 },
+      grades: { partial_recovery: 1, E0: 1, E2: 1 },
     });
     const rows = lines(path.join(dir, "aed.jsonl")) as unknown as AedRecord[];
     expect(rows.map((x) => x.id)).toEqual([`${C1}#final`, "ag2/webarena_verified_hard_267/attempt_000#final", "crewai/webarena_verified_hard_204/attempt_000#final"]);
@@ -95,12 +128,25 @@ describe(`release export --format aed and the training views (${process.env.TEST
     expect(pq.map((x) => x.id)).toEqual(rows.map((x) => x.id));
     expect(JSON.parse(pq[0]!.diagnosis as string)).toEqual(c1.diagnosis);
     expect(existsSync(path.join(dir, "aed-record.schema.json"))).toBe(true);
+    // gold-c4: the experiment's matched control at agent_action_0000
+    expect(rows[2]!.replay).toMatchObject({
+      status: "executed",
+      source: "experiment",
+      protocol: "guidance",
+      treatment: { trials: 2, n: 2, s: 2, pHat: 1, runs: [{ id: "att-1", passed: true }, { id: "att-2", passed: true }] },
+      control: { trials: 2, n: 2, s: 0, pHat: 0, runs: [{ id: "att-3", passed: false }, { id: "att-4", passed: false }] },
+      delta: 1,
+    });
+    expect(rows[2]!.evidenceGrade).toBe("E2");
   });
 
   test("--status all adds the cases without a verdict or diagnosis to `skipped` (the passing replay result is not a failed case)", async () => {
     const { releaseCommand } = await import("../../cli/release");
     const r = await releaseCommand(["export", "--out", path.join(out, "all"), "--format", "aed", "--status", "all"]);
-    expect(r.output).toMatchObject({ rows: 3, skipped: { passed: [`${C1}/replay-1`], noVerdict: [], noDiagnosis: [`${C1}/replay-2`] } });
+    expect(r.output).toMatchObject({
+      rows: 3,
+      skipped: { passed: [`${C1}/replay-1`, `${C4}/attempt-1`, `${C4}/attempt-2`], noVerdict: [], noDiagnosis: [`${C1}/replay-2`, `${C4}/attempt-3`, `${C4}/attempt-4`] },
+    });
   });
 
   test("views: sft-diagnosis, sft-recovery and preference per split, chat format, Parquet equal to JSONL; no task in two splits; no privileged text in inputs", async () => {
@@ -110,7 +156,7 @@ describe(`release export --format aed and the training views (${process.env.TEST
       const dir = path.join(out, "views");
       const r = await releaseCommand(["export", "--out", dir, "--format", view, "--parquet", "--seed", "3"]);
       expect(r.code).toBe(0);
-      const expected = view === "sft-diagnosis" ? 3 : 1;
+      const expected = 3; // diagnosis: c1, c2, c4; recovery: c1's passing run + c4's two passing attempts; preference: the same three, each against a failing branch
       expect(r.output).toMatchObject({ ok: true, format: view, rows: expected, aedRejected: [{ id: `${C3}#final` }] });
       const index = lines(path.join(dir, view, "index.jsonl"));
       expect(index).toHaveLength(expected);
@@ -139,6 +185,11 @@ describe(`release export --format aed and the training views (${process.env.TEST
         expect((row.messages as Array<{ content: string }>)[2]!.content).toBe("Potash Markets - Clark Street");
       }
       if (view === "preference") {
+        expect(index.map((m) => m.branches)).toEqual([
+          { chosen: "run-1", rejected: "run-2", rejectedFrom: "replay" },
+          { chosen: "att-1", rejected: "att-3", rejectedFrom: "replay" },
+          { chosen: "att-2", rejected: "att-4", rejectedFrom: "replay" },
+        ]);
         const m = index[0]!;
         expect(m.branches).toEqual({ chosen: "run-1", rejected: "run-2", rejectedFrom: "replay" });
         const row = lines(path.join(dir, view, `${m.split}.jsonl`))[0]! as { chosen: Array<{ content: string }>; rejected: Array<{ content: string }> };

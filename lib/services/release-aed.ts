@@ -7,10 +7,10 @@
  * files. Nothing is written when anything fails before writing (bad options, selection, a schema
  * violation of a built row).
  *
- * Replay evidence today: the case's completed replay runs started at the diagnosis's node are
- * the treatment arm (guidance protocol, q ⊕ Δ), with no control arm, so the grade reaches E1 at
- * most. Experiments (issue 13) will feed both arms of a matched control through the same
- * `ReplayEvidenceInput` (see `replayEvidence`).
+ * Replay evidence (see `replayEvidence`): the case's experiment attempts (issue 13) anchored at
+ * the diagnosis's node — treatment `correction` (substitution) or `annotated-node` (guidance) and
+ * control `node-resample` (the original request re-executed), which can reach E2 — else its
+ * completed replay runs started at that node (treatment only, guidance protocol: E1 at most).
  *
  * Files under `--out` (AED): `aed.jsonl` (one row per exported (failed case, diagnosis), each
  * valid against `aed-record.schema.json`, written beside it), `aed.privileged.jsonl` (per case:
@@ -47,6 +47,8 @@ import {
   type ViewFormat,
   type ViewItem,
   type ViewSkip,
+  replayEvidenceFromAttempts,
+  type ExperimentAttemptInput,
 } from "../release/aed";
 import { interventionNodeId } from "../replay";
 import { exportBundle, type Db } from "../db";
@@ -76,6 +78,8 @@ export function parseAedOptions(rest: string[]): SplitOptions | Result {
 
 /** One case's inputs to the pure core. */
 interface CaseInputs {
+  /** Database id of the case. */
+  caseId: string;
   bundleId: string;
   bundle: NonNullable<Awaited<ReturnType<typeof exportBundle>>>;
   bundleHash: string;
@@ -85,14 +89,20 @@ interface CaseInputs {
   initialCount: number;
   privileged: PrivilegedData;
   runs: Array<{ id: string; targetNodeId: string; boundaryNodeId: string | null; resultCaseId: string | null; passed: boolean | null }>;
+  /** Experiment attempts on this case (issue 13), with the bundle id of each attempt's recording. */
+  attempts: Array<ExperimentAttemptInput & { bundleId: string | null }>;
 }
 
 /**
- * The replay evidence of a diagnosis: the completed replay runs of its case started at its node
- * (treatment, guidance protocol); no control arm yet (experiments will supply both arms).
+ * The replay evidence of a diagnosis at node `nodeId`: the case's experiment attempts anchored at
+ * that node when there are any (matched control: treatment `correction` or `annotated-node`,
+ * control `node-resample`; lib/release/aed/experiments.ts), else the completed replay runs of the
+ * case started at the node (treatment only, guidance protocol).
  */
-export function replayEvidence(runs: CaseInputs["runs"], nodeId: string): ReplayEvidenceInput {
-  const treatment = runs.filter((r) => r.targetNodeId === nodeId).map((r) => ({ id: r.id, passed: r.passed }));
+export function replayEvidence(c: Pick<CaseInputs, "runs" | "attempts">, caseKey: string, nodeId: string): ReplayEvidenceInput {
+  const exp = replayEvidenceFromAttempts(c.attempts, caseKey, { nodeId });
+  if ((exp.planned?.treatment ?? 0) > 0 || (exp.planned?.control ?? 0) > 0) return exp;
+  const treatment = c.runs.filter((r) => r.targetNodeId === nodeId).map((r) => ({ id: r.id, passed: r.passed }));
   return { source: "replay-runs", protocol: "guidance", treatment, control: [] };
 }
 
@@ -146,6 +156,7 @@ async function loadCases(db: Db, args: ReleaseExportArgs) {
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     });
     cases.push({
+      caseId: c.id,
       bundleId: c.bundleId,
       bundle,
       bundleHash: c.bundleHash,
@@ -158,6 +169,13 @@ async function loadCases(db: Db, args: ReleaseExportArgs) {
         labels.map((l) => ({ source: l.source, annotator: l.annotator, nodeId: l.nodeId, agent: l.agent, reason: l.reason, failureModes: JSON.parse(l.failureModesJson) as unknown })),
       ),
       runs: runRows.map((r) => ({ id: r.id, targetNodeId: r.targetNodeId, boundaryNodeId: r.boundaryNodeId, resultCaseId: r.resultCaseId, passed: r.resultCase?.outcomePassed ?? null })),
+      attempts: (
+        await db.experimentAttempt.findMany({
+          where: { experimentCase: { caseId: c.id } },
+          select: { id: true, method: true, attempt: true, status: true, passed: true, anchorNodeId: true, bundleId: true },
+          orderBy: [{ attempt: "asc" }, { id: "asc" }],
+        })
+      ).map((a) => ({ ...a, caseId: c.id })),
     });
   }
   return { cases, skipped };
@@ -169,7 +187,7 @@ function buildRows(cases: CaseInputs[], split: SplitOptions) {
   const rejects: AedReject[] = [];
   for (const c of cases) {
     for (const d of c.diagnoses) {
-      const r = buildAedRecord({ bundle: c.bundle, bundleHash: c.bundleHash, dataset: c.dataset }, d, { replay: replayEvidence(c.runs, d.nodeId), final: c.final, initialCount: c.initialCount, split });
+      const r = buildAedRecord({ bundle: c.bundle, bundleHash: c.bundleHash, dataset: c.dataset }, d, { replay: replayEvidence(c, c.caseId, d.nodeId), final: c.final, initialCount: c.initialCount, split });
       if (!r.ok) {
         rejects.push(r.reject);
         continue;
@@ -267,10 +285,23 @@ export const aedReleaseFormat: ReleaseFormatExporter = async (db, args) => {
   };
 };
 
-/** The replay branches of a case from a node (for the recovery and preference views). */
+/**
+ * The replay branches of a case from a node (for the recovery and preference views): its
+ * experiment attempts anchored there that recorded a bundle (treatment and control alike: each is
+ * a branch from the same prefix with its own verdict; `error` ones have none), and its completed
+ * replay runs started there.
+ */
 async function branchesOf(db: Db, c: CaseInputs, nodeId: string): Promise<ReplayBranch[]> {
   const sourceIds = new Set(c.bundle.graph.nodes.map((n) => n.id));
   const out: ReplayBranch[] = [];
+  for (const a of c.attempts) {
+    if (a.anchorNodeId !== nodeId || !a.bundleId || (a.status !== "passed" && a.status !== "failed")) continue;
+    const replay = await exportBundle(db, { bundleId: a.bundleId });
+    if (!replay) continue;
+    const boundary = (replay.parent as { boundaryNodeId?: unknown } | null | undefined)?.boundaryNodeId;
+    const b = typeof boundary === "string" ? boundary : nodeId;
+    out.push({ id: a.id!, boundaryNodeId: b, passed: a.status === "passed", action: branchAction(sourceIds, replay, interventionNodeId(replay, b)) });
+  }
   for (const r of c.runs) {
     if (r.targetNodeId !== nodeId || !r.resultCaseId) continue;
     const replay = await exportBundle(db, { caseId: r.resultCaseId });

@@ -302,23 +302,26 @@ describe("training views", () => {
 });
 
 describe("replay evidence from experiment attempts (matched control)", () => {
-  const at = (method: string, attempt: number, status: "passed" | "failed" | "error" | "skipped" | "cancelled", caseId = "c1") => ({
-    caseId,
-    mas: "ag2",
-    primaryCategory: "C1",
+  const at = (method: string, attempt: number, status: string, o: { caseId?: string; anchor?: string } = {}) => ({
+    caseId: o.caseId ?? "c1",
     method,
     attempt,
     status,
-    passed: status === "passed" ? true : status === "skipped" ? null : false,
-    reproduced: null,
-    calls: 3,
-    auxCalls: 0,
-    tokens: 100,
+    passed: status === "passed" ? true : status === "failed" || status === "error" ? false : null,
+    anchorNodeId: o.anchor ?? "final_result",
   });
-  test("correction arm (substitution) vs node-resample control: 2/2 vs 0/2 is E2; an error attempt is no verdict", async () => {
+  test("correction arm (substitution) vs node-resample control at t*: 2/2 vs 0/2 is E2; an error attempt is no verdict; other anchors and cases do not count", async () => {
     const { replayEvidenceFromAttempts } = await import("./experiments");
-    const attempts = [at("correction", 2, "passed"), at("correction", 1, "passed"), at("node-resample", 1, "failed"), at("node-resample", 2, "failed"), at("annotated-node", 1, "failed"), at("correction", 1, "failed", "other")];
-    const ev = replayEvidenceFromAttempts(attempts, "c1", { planned: 2 });
+    const attempts = [
+      at("correction", 2, "passed"),
+      at("correction", 1, "passed"),
+      at("node-resample", 1, "failed"),
+      at("node-resample", 2, "failed"),
+      at("node-resample", 3, "passed", { anchor: "tool_result_0001" }),
+      at("annotated-node", 1, "failed"),
+      at("correction", 1, "failed", { caseId: "other" }),
+    ];
+    const ev = replayEvidenceFromAttempts(attempts, "c1", { nodeId: "final_result" });
     expect(ev).toEqual({
       source: "experiment",
       protocol: "substitution",
@@ -327,9 +330,12 @@ describe("replay evidence from experiment attempts (matched control)", () => {
       planned: { treatment: 2, control: 2 },
     });
     expect(evidenceGrade({ grounded: true, ...ev }).grade).toBe("E2");
-    const withError = replayEvidenceFromAttempts([...attempts.slice(0, 3), at("node-resample", 2, "error")], "c1", { planned: 2 });
+    const withError = replayEvidenceFromAttempts([...attempts.slice(0, 3), at("node-resample", 2, "error")], "c1", { nodeId: "final_result" });
     expect(withError.control.map((t) => t.passed)).toEqual([false, null]);
     expect(evidenceGrade({ grounded: true, ...withError }).grade).toBe("E1");
+    const running = replayEvidenceFromAttempts([...attempts.slice(0, 4), at("node-resample", 3, "running")], "c1", { nodeId: "final_result" });
+    expect(running.planned).toEqual({ treatment: 2, control: 3 });
+    expect(evidenceGrade({ grounded: true, ...running }).grade).toBe("E1");
     const guidanceOnly = replayEvidenceFromAttempts([at("annotated-node", 1, "passed"), at("annotated-node", 2, "skipped")], "c1");
     expect(guidanceOnly).toMatchObject({ protocol: "guidance", treatment: [{ id: "annotated-node#1", passed: true }], control: [] });
     expect(evidenceGrade({ grounded: true, ...guidanceOnly }).grade).toBe("E1");
