@@ -24,6 +24,11 @@ export type { Result, ReleaseExportArgs, ReleaseFormatExporter } from "../lib/se
 // ------------------------------------------------------------------------------------------------
 const RELEASE_FORMATS = new Map<string, () => Promise<ReleaseFormatExporter>>([
   ["bundle", async () => (await import("../lib/services/release-export")).bundleReleaseFormat],
+  // AED error–diagnosis records and training views (lib/services/release-aed.ts; options --seed, --train, --validation)
+  ["aed", async () => (await import("../lib/services/release-aed")).aedReleaseFormat],
+  ["sft-diagnosis", async () => (await import("../lib/services/release-aed")).viewReleaseFormat("sft-diagnosis")],
+  ["sft-recovery", async () => (await import("../lib/services/release-aed")).viewReleaseFormat("sft-recovery")],
+  ["preference", async () => (await import("../lib/services/release-aed")).viewReleaseFormat("preference")],
 ]);
 
 /** Register (or replace) the exporter of a `--format` value. */
@@ -72,7 +77,8 @@ export function parseReleaseExportArgs(args: string[]): ReleaseExportArgs | Resu
     .map((s) => s.trim())
     .filter(Boolean);
   if (vals["--cases"] !== undefined && !cases?.length) return fail(2, "--cases needs at least one id", "--cases");
-  const positional = a.filter((x) => !x.startsWith("--"));
+  // A value right after an option this parser does not know belongs to that option (`--seed 7`, left in `rest`).
+  const positional = a.filter((x, i) => !x.startsWith("--") && !(i > 0 && a[i - 1]!.startsWith("--")));
   if (positional.length) return fail(2, `unexpected ${positional[0]}; usage: ${RELEASE_EXPORT_USAGE()}`);
   return {
     out: vals["--out"],

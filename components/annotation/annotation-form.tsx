@@ -6,7 +6,8 @@ import type { GraphNodeLite } from "@/lib/layout";
 import { EarliestWarnings } from "./earliest-warnings";
 
 /**
- * The strict tuple plus confidence, rationale and evidence (annotation-protocol.md). A pure view:
+ * The strict tuple plus confidence, rationale, the optional proposed correction (issue 14) and
+ * evidence (annotation-protocol.md). A pure view:
  * the parent owns the fields and saving. Field errors from the server show under their field.
  */
 export function AnnotationForm({
@@ -135,6 +136,23 @@ export function AnnotationForm({
         <textarea value={value.rationale} onChange={(e) => set({ rationale: e.target.value })} rows={4} className="rounded border border-slate-300 px-2 py-1" />
         <FieldErrors messages={err("rationale")} />
       </label>
+      <label className="flex flex-col gap-1">
+        <span className="font-semibold">
+          Proposed correction <span className="text-xs font-normal text-slate-500">(optional)</span>
+        </span>
+        <span className="text-xs text-slate-500" id={`${idPrefix}-correction-help`}>
+          The action or message that should have been produced at the failure node instead (e.g. the corrected tool call or answer). It can be used as the guidance of a replay from that node.
+        </span>
+        <textarea
+          value={value.correction ?? ""}
+          onChange={(e) => set({ correction: e.target.value })}
+          rows={3}
+          className="rounded border border-slate-300 px-2 py-1 font-mono text-xs"
+          aria-label="Proposed correction"
+          aria-describedby={`${idPrefix}-correction-help`}
+        />
+        <FieldErrors messages={err("correction")} />
+      </label>
       <div>
         <p className="font-semibold">Evidence</p>
         <p className="text-xs text-slate-500">
@@ -200,6 +218,11 @@ export function AnnotationSummary({ a, onSelectNode, title, highlight }: { a: An
         ({a.nodeType}) · confidence {a.confidence ?? "—"}
       </p>
       {a.rationale ? <p className="trace-text mt-1 text-slate-700">{a.rationale}</p> : null}
+      {a.correction?.trim() ? (
+        <p className="mt-1" data-testid="annotation-correction">
+          Proposed correction: <span className="trace-text whitespace-pre-wrap font-mono text-slate-700">{a.correction}</span>
+        </p>
+      ) : null}
       {a.evidence.length ? (
         <ul className="mt-1 list-inside list-disc">
           {a.evidence.map((e, i) => (

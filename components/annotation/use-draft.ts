@@ -26,6 +26,7 @@ const pick = (a: AnnotationFields): AnnotationFields => ({
   confidence: a.confidence,
   rationale: a.rationale,
   evidence: a.evidence,
+  correction: a.correction ?? "",
 });
 
 /**

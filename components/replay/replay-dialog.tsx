@@ -22,6 +22,8 @@ interface TargetInfo {
   scripted?: boolean;
   guidance: string;
   guidanceFrom: string | null;
+  /** The annotation's proposed correction at this node (issue 14), or null. */
+  correction?: string | null;
 }
 
 /** What will run: the registered runner and its command, or why there is none (the bundle's own command is never run). */
@@ -136,6 +138,17 @@ export function ReplayDialog({ caseKey, nodeId, onClose, onStarted }: { caseKey:
               <span className="font-semibold">Guidance {info.guidanceFrom ? <span className="font-normal text-slate-500">(prefilled from the {info.guidanceFrom})</span> : null}</span>
               <textarea value={guidance} onChange={(e) => setGuidance(e.target.value)} rows={7} className="rounded border border-slate-300 px-2 py-1 font-mono text-xs" aria-label="Guidance" />
             </label>
+            {info.correction ? (
+              <div className="flex flex-wrap items-center gap-2 text-xs" data-testid="replay-correction">
+                <span>The {info.guidanceFrom ?? "annotation"} proposes a correction at this node (included above).</span>
+                <button type="button" className="rounded border border-slate-300 px-2 py-0.5" onClick={() => setGuidance(info.correction ?? "")}>
+                  Use only the proposed correction
+                </button>
+                <button type="button" className="rounded border border-slate-300 px-2 py-0.5" onClick={() => setGuidance(info.guidance)}>
+                  Restore the prefilled guidance
+                </button>
+              </div>
+            ) : null}
             <label className="flex items-center gap-2">
               Replays to run
               <input type="number" min={1} max={5} value={count} onChange={(e) => setCount(Math.max(1, Math.min(5, Number(e.target.value) || 1)))} className="w-16 rounded border border-slate-300 px-2 py-1" aria-label="Replays to run" />

@@ -5,7 +5,7 @@
  * ```
  * { "format": "symtrace.annotations/v1", "about"?: string,
  *   "cases": [ { "caseId": string,
- *                "initial": [ { "annotator", "categories", "primary", "nodeId", "nodeType", "confidence"?, "rationale"?, "evidence"? } ],
+ *                "initial": [ { "annotator", "categories", "primary", "nodeId", "nodeType", "confidence"?, "rationale"?, "evidence"?, "correction"? } ],
  *                "final"?: { "categories", "primary", "nodeId", "nodeType", "confidence"?, "rationale"?, "evidence"? } | null } ] }
  * ```
  * Objects are strict: an unknown key (a typo such as `nodeID`) is an error with its JSON path.
@@ -35,6 +35,8 @@ const annotationFields = {
   confidence: z.enum(["high", "medium", "low"]).optional(),
   rationale: z.string().optional(),
   evidence: z.array(evidenceSchema).optional(),
+  /** Proposed correction a* at the node (issue 14), free text; not used by the statistics. */
+  correction: z.string().optional(),
 };
 
 function primaryInCategories(a: { categories: string[]; primary: string }, ctx: z.RefinementCtx): void {

@@ -83,6 +83,16 @@ describe("guidanceFromAnnotation (repair signals, Table 1)", () => {
     expect(lines[2]).toBe(`- Unresolved runtime condition (C3) at tool_result_0002 (tool_result): ${CATEGORY_INFO.C3.repair}`);
     expect(lines[3]).toContain(CATEGORY_INFO.C2.repair);
   });
+  test("a proposed correction leads the guidance at the annotated node, and is left out elsewhere", async () => {
+    const { guidanceFromAnnotation } = await import("./index");
+    const a = { categories: ["C1" as const], primary: "C1" as const, nodeId: "final_result", nodeType: "final_result", rationale: "returns a browse action", correction: "Answer: Potash Markets - Clark Street" };
+    const g = guidanceFromAnnotation(a, "final_result").split("\n");
+    expect(g[2]).toBe("Proposed correction at final_result: instead of the original step, do this:");
+    expect(g[3]).toBe("Answer: Potash Markets - Clark Street");
+    expect(g[4]).toMatch(/^- Task-constraint violation \(C1\) at final_result/);
+    expect(guidanceFromAnnotation(a, "tool_result_0001")).not.toContain("Potash");
+    expect(guidanceFromAnnotation({ ...a, correction: "  " }, "final_result")).not.toContain("Proposed correction");
+  });
   test("without an annotation: a generic prompt naming the node", async () => {
     const { guidanceFromAnnotation } = await import("./index");
     expect(guidanceFromAnnotation(null, "n7")).toMatch(/continuing from n7/);

@@ -11,12 +11,17 @@ export interface GuidanceSource {
   nodeId: string | null;
   nodeType: string | null;
   rationale: string;
+  /** The proposed correction a* at the annotated node (issue 14), when written. */
+  correction?: string | null;
 }
 
 /**
  * @param a the final annotation (or the viewer's own), or null
  * @param targetNodeId the node the replay starts from
- * @returns guidance text: primary category first, then the others; a generic prompt without an annotation
+ * @returns guidance text: primary category first, then the others; a generic prompt without an
+ *   annotation. When the annotation proposes a correction and the replay starts at the annotated
+ *   node, the correction is the guidance's first instruction ("Instead of the original step at
+ *   <node>, do this: …"), followed by the category signals.
  */
 export function guidanceFromAnnotation(a: GuidanceSource | null, targetNodeId: string): string {
   if (!a || a.categories.length === 0) {
@@ -26,5 +31,6 @@ export function guidanceFromAnnotation(a: GuidanceSource | null, targetNodeId: s
   const where = a.nodeId ? ` at ${a.nodeId}${a.nodeType ? ` (${a.nodeType})` : ""}` : "";
   const lines = order.map((c) => `- ${CATEGORY_INFO[c].name} (${c})${where}: ${CATEGORY_INFO[c].repair}`);
   const why = a.rationale.trim() ? `\nObserved: ${a.rationale.trim()}` : "";
-  return `A reviewer found a problem in this run.${why}\n${lines.join("\n")}\nTake this into account in your next step.`;
+  const fix = a.correction?.trim() && a.nodeId === targetNodeId ? `\nProposed correction at ${a.nodeId}: instead of the original step, do this:\n${a.correction.trim()}` : "";
+  return `A reviewer found a problem in this run.${why}${fix}\n${lines.join("\n")}\nTake this into account in your next step.`;
 }

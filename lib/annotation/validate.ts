@@ -18,6 +18,12 @@ export const annotationFieldsSchema = z.object({
   evidence: z
     .array(z.object({ nodeId: z.string().min(1).max(500), quote: z.string().min(1, "quote must not be empty").max(5_000) }))
     .max(50),
+  /**
+   * Proposed correction a* (issue 14; seeds/004 §2.1 "proposed replacement action"): the
+   * replacement action or message at the chosen node, free text; optional ("" or absent = none).
+   * Shown to the adjudicator, prefilled as replay guidance, exported in AED records.
+   */
+  correction: z.string().max(20_000).optional(),
 });
 export type AnnotationFields = z.infer<typeof annotationFieldsSchema>;
 
@@ -29,6 +35,7 @@ export const emptyAnnotationFields = (): AnnotationFields => ({
   confidence: null,
   rationale: "",
   evidence: [],
+  correction: "",
 });
 
 export interface FieldError {

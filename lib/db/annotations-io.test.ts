@@ -75,4 +75,29 @@ describe(`lib/db annotations-io (${process.env.TEST_DATABASE_URL ? "PostgreSQL" 
     const again = await importAnnotationsFile(h.db, file);
     expect(again).toMatchObject({ imported: { cases: 0, initial: 0, final: 0 }, updated: 0, skipped: 4, failed: [] });
   });
+
+  test("the proposed correction is imported, exported and compared (a changed correction updates; the agreement reader accepts the file)", async () => {
+    const C1 = "ag2/assistantbench_dev_9fce12b25f697d6/attempt_000";
+    const ann = (annotator: string, correction?: string) => ({
+      annotator,
+      categories: ["C1"],
+      primary: "C1",
+      nodeId: "final_result",
+      nodeType: "final_result",
+      rationale: "browses again instead of answering",
+      evidence: [{ nodeId: "tool_result_0001", quote: "Potash Markets - Clark Street" }],
+      ...(correction === undefined ? {} : { correction }),
+    });
+    const file = { format: "symtrace.annotations/v1", cases: [{ caseId: C1, initial: [ann("q1", "Answer: Potash Markets - Clark Street"), ann("q2"), ann("q3", "")], final: null }] };
+    expect(await importAnnotationsFile(h.db, file)).toMatchObject({ imported: { initial: 3 }, failed: [] });
+    const rows = await h.db.annotation.findMany({ where: { case: { bundleId: C1 } }, include: { user: true } });
+    expect(Object.fromEntries(rows.map((r) => [r.user.name, r.correction]))).toEqual({ q1: "Answer: Potash Markets - Clark Street", q2: null, q3: null });
+    const out = await exportAnnotations(h.db, { bundleId: C1 });
+    expect(out.cases[0].initial.map((a) => a.correction ?? null)).toEqual(["Answer: Potash Markets - Clark Street", null, null]);
+    const { validateAnnotations } = await import("../agreement/annotations");
+    expect(validateAnnotations(JSON.parse(JSON.stringify(out)))).toMatchObject({ ok: true });
+    expect(await importAnnotationsFile(h.db, out)).toMatchObject({ skipped: 3, updated: 0 });
+    out.cases[0].initial[1].correction = "Reply with the store name.";
+    expect(await importAnnotationsFile(h.db, out)).toMatchObject({ imported: { initial: 1 }, updated: 1, skipped: 2 });
+  });
 });

@@ -5,7 +5,7 @@
  * ```
  * { "format": "symtrace.annotations/v1", "about"?: string, "adjudicator"?: string,
  *   "cases": [ { "caseId": <bundle id of an imported case>,
- *                "initial": [ { "annotator", "categories", "primary", "nodeId", "nodeType", "confidence"?, "rationale"?, "evidence"? } ],
+ *                "initial": [ { "annotator", "categories", "primary", "nodeId", "nodeType", "confidence"?, "rationale"?, "evidence"?, "correction"? } ],
  *                "final": { "categories", ..., "annotator"? | "adjudicator"? } | null } ] }
  * ```
  * Unknown keys are tolerated (lib/agreement's reader is the strict one). Every annotation is
@@ -67,6 +67,8 @@ const fieldsShape = {
   confidence: z.enum(CONFIDENCE).nullable().optional(),
   rationale: z.string().nullable().optional(),
   evidence: z.array(evidenceSchema).nullable().optional(),
+  /** Proposed correction a* at the node (issue 14); optional free text. */
+  correction: z.string().nullable().optional(),
 };
 
 export const importedInitialSchema = z.looseObject({ annotator: z.string().trim().min(1, "annotator must name the annotator"), ...fieldsShape });
@@ -121,6 +123,7 @@ function toFields(a: ImportedInitial | ImportedFinal): AnnotationFields {
     confidence: a.confidence ?? null,
     rationale: a.rationale ?? "",
     evidence: (a.evidence ?? []).map((e) => ({ nodeId: e.nodeId, quote: e.quote })),
+    correction: a.correction ?? "",
   };
 }
 
@@ -159,6 +162,7 @@ interface StoredRow {
   nodeType: string | null;
   confidence: string | null;
   rationale: string;
+  correction: string | null;
   relationJson?: string | null;
   evidence: Array<{ nodeId: string; quote: string }>;
 }
@@ -171,6 +175,7 @@ function sameContent(row: StoredRow, f: AnnotationFields): boolean {
     row.nodeType === f.nodeType &&
     (row.confidence ?? null) === f.confidence &&
     row.rationale === f.rationale &&
+    (row.correction ?? "") === (f.correction?.trim() ? f.correction : "") &&
     row.evidence.length === f.evidence.length &&
     row.evidence.every((e, i) => e.nodeId === f.evidence[i].nodeId && e.quote === f.evidence[i].quote)
   );
@@ -300,7 +305,7 @@ async function writeEvidence(tx: Tx, annotationId: string, f: AnnotationFields) 
 }
 
 function row(f: AnnotationFields) {
-  return { categories: formatCategories(f.categories), primary: f.primary, nodeId: f.nodeId, nodeType: f.nodeType, confidence: f.confidence, rationale: f.rationale };
+  return { categories: formatCategories(f.categories), primary: f.primary, nodeId: f.nodeId, nodeType: f.nodeType, confidence: f.confidence, rationale: f.rationale, correction: f.correction?.trim() ? f.correction : null };
 }
 
 async function importCaseTx(
@@ -403,6 +408,8 @@ export interface ExportedAnnotation {
   confidence?: string;
   rationale: string;
   evidence: Array<{ nodeId: string; quote: string }>;
+  /** Proposed correction a* at the node, when one was written (issue 14). */
+  correction?: string;
 }
 
 export interface AnnotationsFileV1 {
@@ -426,6 +433,7 @@ function exported(a: StoredRow & { user: { name: string; email: string } }, who:
     ...(a.confidence ? { confidence: a.confidence } : {}),
     rationale: a.rationale,
     evidence: a.evidence.map((e) => ({ nodeId: e.nodeId, quote: e.quote })),
+    ...(a.correction ? { correction: a.correction } : {}),
   };
 }
 

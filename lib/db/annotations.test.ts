@@ -70,6 +70,26 @@ describe(`annotation workflow in lib/db (${process.env.TEST_DATABASE_URL ? "Post
     expect(JSON.parse(events[0].dataJson).attempted.rationale).toBe("stale");
   });
 
+  test("the proposed correction is saved with the draft, seen by the adjudicator, kept in the final and prefilled as replay guidance", async () => {
+    const { caseId, a, j } = await setup();
+    const fix = "Query the coordinates of another place instead of reloading the Stephen King page.";
+    const d = await saveDraft(h.db, a[0], { caseId, kind: "initial", version: 0, fields: f({ correction: fix }) });
+    expect(d.correction).toBe(fix);
+    await submitInitial(h.db, a[0], { caseId, version: d.version });
+    await submitAll(caseId, a.slice(1), [f(), f({ correction: "   " })]);
+    const seen = await getCaseAnnotationsFor(h.db, j[0], { caseId });
+    expect(seen.initials.map((x) => x.correction)).toEqual(expect.arrayContaining([fix, "", ""]));
+    const fin = await finalizeCase(h.db, j[0], { caseId, fields: f({ correction: fix }) });
+    expect(fin.correction).toBe(fix);
+    const { describeReplayTarget } = await import("../services/replay-start");
+    const t = await describeReplayTarget(h.db, { viewer: j[0], caseId, node: "tool_result_0002", registry: [], settings: { upstream: null, model: null, toolUpstream: null } });
+    expect(t.status).toBe(200);
+    expect(t.body.correction).toBe(fix);
+    expect(t.body.guidance).toContain(`Proposed correction at tool_result_0002: instead of the original step, do this:\n${fix}`);
+    const other = await describeReplayTarget(h.db, { viewer: j[0], caseId, node: "tool_call_0002", registry: [], settings: { upstream: null, model: null, toolUpstream: null } });
+    expect(other.body.correction).toBeNull();
+  });
+
   test("submission validates every protocol rule with field names", async () => {
     const { caseId, a } = await setup();
     const d = await saveDraft(h.db, a[0], { caseId, kind: "initial", version: 0, fields: f({ categories: ["C1"], primary: "C2", evidence: [{ nodeId: "tool_result_0002", quote: "not in this node at all" }] }) });

@@ -278,6 +278,7 @@ function toView(a: AnnotationRow): AnnotationView {
     confidence: (a.confidence as AnnotationFields["confidence"]) ?? null,
     rationale: a.rationale,
     evidence: a.evidence.map((e) => ({ nodeId: e.nodeId, quote: e.quote })),
+    correction: a.correction ?? "",
     submittedAt: a.submittedAt?.toISOString() ?? null,
     updatedAt: a.updatedAt.toISOString(),
     relation: a.relationJson ? JSON.parse(a.relationJson) : null,
@@ -332,6 +333,7 @@ function fieldsToRow(f: AnnotationFields) {
     nodeType: f.nodeType,
     confidence: f.confidence,
     rationale: f.rationale,
+    correction: f.correction?.trim() ? f.correction : null,
   };
 }
 

@@ -51,7 +51,8 @@ export function replayBoundary(bundle: ReplayBundle, plan: ReplayPlan, node: str
 /**
  * The replay dialog's information for `node` of a case: the plan (runner + command, or transcript
  * continuation with its reason), the boundary, the endpoint settings (`scripted`: the upstream is
- * the scripted stand-in model) and prefilled guidance.
+ * the scripted stand-in model), prefilled guidance, and `correction`: the annotation's proposed
+ * correction when the annotation names this node (else null).
  * @returns `{ status: 200, body }`, 404 (no case) or 400 (`{ error }` for an unknown node / no LLM boundary after it)
  */
 export async function describeReplayTarget(
@@ -81,6 +82,9 @@ export async function describeReplayTarget(
       scripted: o.settings.scripted === true && !!o.settings.upstream,
       guidance: guidanceFromAnnotation(source, o.node),
       guidanceFrom: ann.final ? "final annotation" : ann.own ? "your annotation" : null,
+      // The proposed correction a* of that annotation (issue 14), when it names this node: the
+      // dialog offers it alone as the guidance.
+      correction: source?.correction?.trim() && source.nodeId === o.node ? source.correction.trim() : null,
     },
   };
 }
