@@ -26,7 +26,9 @@ import { formatSseEvent, isStreamedResponse, streamEventsFor, type BoundarySessi
 /** Why a session stopped the run (the CLI then stops the MAS). */
 export type ProxyStop =
   | { kind: "diverged"; report: DivergenceReport }
-  | { kind: "prefix-verified"; verified: number; target: TargetResolution };
+  | { kind: "prefix-verified"; verified: number; target: TargetResolution }
+  /** Partial rollout: the MAS asked for a live LLM call past `maxLiveLlm`; it is refused and the run ends. */
+  | { kind: "rollout-limit"; verified: number; liveLlm: number };
 
 /** Options of `startBoundaryProxy`. */
 export interface BoundaryProxyOptions {
@@ -130,10 +132,17 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
   /** Refuse a request the session stopped on; notify once. */
   const refuse = (res: http.ServerResponse, step: Extract<Step, { kind: "diverged" | "stopped" }>) => {
     if (step.kind === "diverged") apiError(res, 400, "symtrace_divergence", `symtrace replay stopped at the first divergence: ${step.report.message}`);
-    else apiError(res, 400, "symtrace_prefix_verified", `symtrace replay verified the prefix (${step.verified} records) and stopped at the target ${step.target.boundaryNodeId} (no live upstream)`);
+    else if (step.status === "rollout-limit") apiError(res, 400, "symtrace_rollout_limit", `symtrace partial rollout: ${step.liveLlm} live LLM steps done, the run is stopped here`);
+    else apiError(res, 400, "symtrace_prefix_verified", `symtrace replay verified the prefix (${step.verified} records) and stopped at the target ${step.target!.boundaryNodeId} (no live upstream)`);
     if (!stopped) {
       stopped = true;
-      opts.onStop?.(step.kind === "diverged" ? { kind: "diverged", report: step.report } : { kind: "prefix-verified", verified: step.verified, target: step.target });
+      opts.onStop?.(
+        step.kind === "diverged"
+          ? { kind: "diverged", report: step.report }
+          : step.status === "rollout-limit"
+            ? { kind: "rollout-limit", verified: step.verified, liveLlm: step.liveLlm }
+            : { kind: "prefix-verified", verified: step.verified, target: step.target! },
+      );
     }
   };
 

@@ -61,7 +61,9 @@ export type Step =
       nodeId: string;
     }
   | { kind: "diverged"; report: DivergenceReport }
-  | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution };
+  | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution }
+  /** Partial rollout (seeds/002): the MAS asked for one more live LLM call than `maxLiveLlm` allows. */
+  | { kind: "stopped"; status: "rollout-limit"; verified: number; liveLlm: number; target: TargetResolution | null };
 
 /** Why replay stopped at the first divergence. */
 export type DivergenceReason = "content" | "extra-call" | "missing-call" | "recording-exhausted" | "node-hash";
@@ -217,6 +219,19 @@ export interface ReplaySessionOptions {
   guidance?: string;
   /** Stop at the target instead of going live (no upstream): `begin` returns `stopped`. */
   stopAtTarget?: boolean;
+  /**
+   * Partial rollout (seeds/002 "Partial Rollout", L): at most this many live LLM boundaries (the
+   * target's own request counts as the first); the next live LLM request gets `stopped` with status
+   * `rollout-limit` and the bundle so far is still valid (`toBundle`). Tool calls are not counted.
+   * Undefined = no limit. Must be a positive integer.
+   */
+  maxLiveLlm?: number;
+  /**
+   * "Continue" replay (no target): verify and serve the whole recording, then go live for the
+   * requests after its end (the first live LLM request gets `guidance`, if any). Used to extend a
+   * partial rollout by L more steps.
+   */
+  continueAtEnd?: boolean;
 }
 
 /** Per-record precomputation. */
@@ -253,6 +268,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   private j = 0;
   private groupDone = new Set<number>();
   private state: "replaying" | "live" | "diverged" | "stopped" = "replaying";
+  private stopStep: Extract<Step, { kind: "stopped" }> | null = null;
+  private liveLlm = 0;
+  private continuing = false;
   private divergence: DivergenceReport | null = null;
   private matched = 0;
   private nodeChecks = 0;
@@ -268,6 +286,10 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     this.normalization = (s.config.replay?.normalization as string | undefined) ?? DEFAULT_NORMALIZATION;
     normalizeRequest("llm", {}, this.normalization);
     this.target = opts.targetNodeId !== undefined ? resolveTarget(s, opts.targetNodeId) : null;
+    if (opts.maxLiveLlm !== undefined && (!Number.isInteger(opts.maxLiveLlm) || opts.maxLiveLlm < 1)) {
+      throw new Error(`maxLiveLlm must be a positive integer (got ${String(opts.maxLiveLlm)})`);
+    }
+    if (opts.continueAtEnd && this.target) throw new Error("continueAtEnd replays the whole recording: give no target");
     this.nodeById = new Map(s.graph.nodes.map((n) => [n.id, n]));
     this.checkNodes = (s.config.replay as Record<string, unknown> | null | undefined)?.recorder === RECORDER_ID;
     const companionType: Record<Boundary, NodeType> = { llm: "agent_action", tool: "tool_result" };
@@ -306,6 +328,13 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
           break;
         }
       }
+    } else if (opts.continueAtEnd) {
+      for (let i = s.order.length - 1; i >= 0; i--) {
+        if (this.nodeById.get(s.order[i])?.type === "agent_action") {
+          lastAction = s.order[i];
+          break;
+        }
+      }
     }
     this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction });
   }
@@ -325,6 +354,16 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return this.checkNodes;
   }
 
+  /** Live LLM boundaries forwarded so far (the target's request included). */
+  get liveLlmCalls(): number {
+    return this.liveLlm;
+  }
+
+  /** Why the session stopped (prefix-verified or rollout-limit), or null. */
+  get stopped(): Extract<Step, { kind: "stopped" }> | null {
+    return this.stopStep;
+  }
+
   /** Current state: replaying the prefix, live after the target, or stopped. */
   get status(): "replaying" | "live" | "diverged" | "stopped" {
     return this.state;
@@ -338,14 +377,39 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   /** Algorithm 2, one boundary request. See the class doc. */
   begin(call: BoundaryCall): Step {
     if (this.state === "diverged") return { kind: "diverged", report: this.divergence! };
-    if (this.state === "stopped") return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target! };
+    if (this.state === "stopped") return this.stopStep ?? { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target! };
     if (this.state === "live") {
+      if (call.boundary === "llm") {
+        if (this.opts.maxLiveLlm !== undefined && this.liveLlm >= this.opts.maxLiveLlm) {
+          this.state = "stopped";
+          this.stopStep = { kind: "stopped", status: "rollout-limit", verified: this.matched, liveLlm: this.liveLlm, target: this.target };
+          return this.stopStep;
+        }
+        this.liveLlm++;
+        // Continue mode: the first live LLM request after the recording carries the guidance.
+        if (this.continuing && this.liveLlm === 1 && this.opts.guidance) {
+          let forward: unknown;
+          try {
+            forward = appendGuidance(call.request, this.opts.guidance);
+          } catch (e) {
+            return this.diverge(this.j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+          }
+          const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization), { guidance: this.opts.guidance });
+          return { kind: "live", ticket, forward, isTarget: true, nodeId };
+        }
+      }
       const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
       const { ticket, nodeId } = this.startLive(call, normalized);
       return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
     }
     const R = this.source.records;
     const j = this.j;
+    // Continue mode: the whole recording was served; everything after it is live.
+    if (this.opts.continueAtEnd && j >= R.length && this.groupDone.size === 0) {
+      this.state = "live";
+      this.continuing = true;
+      return this.begin(call);
+    }
     // The target boundary (only when no parallel group is open, which it cannot be: the target is an llm record).
     if (this.target && j === this.target.seq && this.groupDone.size === 0 && call.boundary === "llm") {
       if (this.opts.stopAtTarget) {
@@ -363,6 +427,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       }
       const normalized = normalizeRequest("llm", forward, this.normalization);
       this.state = "live";
+      this.liveLlm = 1;
       const { ticket, nodeId } = this.startLive(call, normalized, g ? { guidance: g } : {});
       return { kind: "live", ticket, forward, isTarget: true, nodeId };
     }
@@ -517,7 +582,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     if (this.state === "diverged") return this.divergence;
     if (this.state !== "replaying") return null;
     const R = this.source.records;
-    if (!this.target && this.j >= R.length && this.groupDone.size === 0) return null;
+    if (!this.target && this.j >= R.length && this.groupDone.size === 0) return null; // also continue mode that never went live
     let j = this.j;
     while (this.groupDone.has(j)) j++;
     const rec = R[j];
@@ -545,22 +610,26 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
    * The output bundle (spec §Replay step 3): prefix nodes (source nodes before the target's
    * boundary node in O), their edges and records kept with ids and hashes; the live suffix as
    * new nodes; `parent = { bundleId, targetNodeId, guidance, mode: "selective", boundaryNodeId,
-   * boundarySeq }`.
+   * boundarySeq }`. Continue mode (`continueAtEnd`): every source node is the prefix and
+   * `parent.mode = "continue"`. A partial rollout (`maxLiveLlm`) adds `parent.rollout = { maxLiveLlm,
+   * liveLlm, stoppedAtLimit }` and may be built after the session stopped at the limit.
    * @param end.id the new bundle id; end.final the run's final value; end.runner the command used
-   * @throws Error when the session has no target, diverged, or never went live
+   * @throws Error when the session has no target (and is not a continue replay), diverged, or never went live
    * @throws BundleValidationError if the result violates spec §Validation (a bug)
    */
   toBundle(end: { id: string; final?: unknown; runner?: { name?: string; command: string[]; env?: Record<string, string> } }): ReplayBundle {
-    if (!this.target) throw new Error("toBundle needs a target (selective replay)");
-    if (this.state !== "live") throw new Error(`no replay bundle: the session is ${this.state}, not live`);
+    const limited = this.state === "stopped" && this.stopStep?.status === "rollout-limit";
+    if (!this.target && !this.opts.continueAtEnd) throw new Error("toBundle needs a target (selective replay) or continueAtEnd");
+    const continuedNothing = !!this.opts.continueAtEnd && this.state === "replaying" && this.j >= this.source.records.length;
+    if (this.state !== "live" && !limited && !continuedNothing) throw new Error(`no replay bundle: the session is ${this.state}, not live`);
     this.builder.finish(end.final);
     const s = this.source;
-    const tpos = s.order.indexOf(this.target.boundaryNodeId);
+    const tpos = this.target ? s.order.indexOf(this.target.boundaryNodeId) : s.order.length;
     const prefixOrder = s.order.slice(0, tpos);
     const prefix = new Set(prefixOrder);
     const prefixNodes = prefixOrder.map((id) => this.nodeById.get(id)!);
     const prefixEdges: BundleEdge[] = s.graph.edges.filter((e) => prefix.has(e.from) && prefix.has(e.to));
-    const prefixRecords = s.records.slice(0, this.target.seq).map((r) => ({ ...r }));
+    const prefixRecords = s.records.slice(0, this.target ? this.target.seq : s.records.length).map((r) => ({ ...r }));
     const config = {
       ...s.config,
       ...(end.runner ? { runner: end.runner } : {}),
@@ -571,11 +640,10 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       id: end.id,
       parent: {
         bundleId: s.id,
-        targetNodeId: this.target.requestedNodeId,
-        guidance: this.opts.guidance ?? "",
-        mode: "selective",
-        boundaryNodeId: this.target.boundaryNodeId,
-        boundarySeq: this.target.seq,
+        ...(this.target
+          ? { targetNodeId: this.target.requestedNodeId, guidance: this.opts.guidance ?? "", mode: "selective", boundaryNodeId: this.target.boundaryNodeId, boundarySeq: this.target.seq }
+          : { targetNodeId: s.order[s.order.length - 1] ?? "", guidance: this.opts.guidance ?? "", mode: "continue", boundarySeq: s.records.length }),
+        ...(this.opts.maxLiveLlm !== undefined ? { rollout: { maxLiveLlm: this.opts.maxLiveLlm, liveLlm: this.liveLlm, stoppedAtLimit: limited } } : {}),
       },
       task,
       initialState,

@@ -25,14 +25,23 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
   const command = spec.command?.length ? spec.command : (runner?.command ?? []);
   if (command.length === 0) return failed("no-command", "no command: give a registered runner or a command (a bundle's own command is never run)");
 
+  if (spec.continueAtEnd && !spec.upstream) return failed("config", "a continue replay runs live after the recording: give an upstream");
   let session: ReplaySession;
   try {
-    session = new ReplaySession({ source, targetNodeId: spec.targetNodeId, guidance: spec.guidance, stopAtTarget: !spec.upstream });
+    session = new ReplaySession({
+      source,
+      targetNodeId: spec.continueAtEnd ? undefined : spec.targetNodeId,
+      guidance: spec.guidance,
+      stopAtTarget: !spec.upstream,
+      ...(spec.maxLiveLlm !== undefined ? { maxLiveLlm: spec.maxLiveLlm } : {}),
+      ...(spec.continueAtEnd ? { continueAtEnd: true } : {}),
+    });
   } catch (e) {
     return failed(e instanceof TargetError ? "target" : "config", oneLine(e));
   }
-  const t = session.target!;
-  details.target = t;
+  // Continue mode has no target: the "boundary" is the end of the recording.
+  const t = session.target ?? { requestedNodeId: source.order[source.order.length - 1] ?? "", boundaryNodeId: source.order[source.order.length - 1] ?? "", seq: source.records.length, rule: "continue" };
+  details.target = session.target;
   details.nodeHashCheck = session.checksNodeHashes;
   progress.prefixTotal = t.seq;
   progress.boundaryNodeId = t.boundaryNodeId;
@@ -118,7 +127,16 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
   if (report) return { status: "diverged", mode: "native", report, verified: report.verified };
   progress.emit("finishing");
   const id = spec.newBundleId ?? defaultId(source, t.boundaryNodeId);
-  const bundle = session.toBundle({ id, final: run.final, runner: { ...(runner ? { name: runner.name } : {}), command, ...(source.config.runner?.env ? { env: source.config.runner.env } : {}) } });
-  return { status: "completed", mode: "native", bundle, boundaryNodeId: t.boundaryNodeId, verified: session.verified, liveCalls: bundle.records.length - t.seq };
+  const limited = stopped?.kind === "rollout-limit";
+  const bundle = session.toBundle({ id, final: limited ? undefined : run.final, runner: { ...(runner ? { name: runner.name } : {}), command, ...(source.config.runner?.env ? { env: source.config.runner.env } : {}) } });
+  return {
+    status: "completed",
+    mode: "native",
+    bundle,
+    boundaryNodeId: t.boundaryNodeId,
+    verified: session.verified,
+    liveCalls: bundle.records.length - t.seq,
+    ...(spec.maxLiveLlm !== undefined ? { rollout: { liveLlm: session.liveLlmCalls, stoppedAtLimit: limited } } : {}),
+  };
 }
 

@@ -49,6 +49,18 @@ export interface ReplayRunSpec {
   newBundleId?: string;
   /** Whole-run limit in ms (default 600000 = 10 min); 0 or Infinity = no limit. Exceeded → failed. */
   timeoutMs?: number;
+  /**
+   * Partial rollout (seeds/002 L; native only): stop cleanly after this many live LLM boundaries
+   * (the target's request is the first). The MAS is stopped at its next LLM request and the bundle
+   * so far is returned as `completed` with `rollout.stoppedAtLimit = true` (`parent.rollout` says so).
+   */
+  maxLiveLlm?: number;
+  /**
+   * "Continue" replay (native only): replay and verify the whole source bundle, then run live from
+   * its end (`targetNodeId` is ignored; `guidance`, if any, goes to the first live LLM request).
+   * Extends a partial rollout. Needs `upstream`.
+   */
+  continueAtEnd?: boolean;
 }
 
 /**
@@ -68,7 +80,16 @@ export interface ReplayProgress {
 
 /** How a run ended. */
 export type ReplayRunResult =
-  | { status: "completed"; mode: "native" | "transcript"; bundle: ReplayBundle; boundaryNodeId: string; verified: number; liveCalls: number }
+  | {
+      status: "completed";
+      mode: "native" | "transcript";
+      bundle: ReplayBundle;
+      boundaryNodeId: string;
+      verified: number;
+      liveCalls: number;
+      /** Partial rollouts only: live LLM steps run and whether the run was stopped at the limit (else the MAS ended first). */
+      rollout?: { liveLlm: number; stoppedAtLimit: boolean };
+    }
   | { status: "prefix-verified"; mode: "native" | "transcript"; verified: number; boundaryNodeId: string }
   | { status: "diverged"; mode: "native"; report: DivergenceReport; verified: number }
   | { status: "cancelled"; verified: number }
