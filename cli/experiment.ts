@@ -9,16 +9,19 @@
  *       [--evaluator <cmd>] [--reproduction-judge <cmd> | --judge-upstream <url> [--judge-model <name>]]
  *       [--seed S] [--max-calls N] [--max-tokens N] [--workers N] [--timeout-ms MS] [--name <text>]
  *       --out <dir> [-- <command...>]
- *   experiment report <experiment id | out dir>
+ *   experiment report <experiment id | out dir> [--out <dir>]
  *
  * `run` imports the case files (idempotent, like `symtrace import`), creates the experiment
  * (settings and case set frozen), runs it to the end, and writes under --out:
- * `experiment.json` (id, frozen settings, the printed object, the full report), `results.csv`
+ * `experiment.json` (format symtrace.experiment/v1: id, frozen settings, case set, the printed
+ * object, the full report, cases and attempts; lib/db importExperimentDocument reads it), `results.csv`
  * (one row per attempt), one CSV per page table (`tables/<name>.csv`) and every attempt's bundle
  * (`bundles/<bundle id>.bundle.json`). It prints one JSON object: `{"experiment", "cases",
  * "methods": {name: {attempts, pass: {rate, lo, hi, k}, rep1, rep3, calls, repairsPer1k, skipped,
  * errors}}, "comparisons": [{a, b, family, diffPoints, lo, hi, n10, n01, mcnemarP, holmP}]}`.
- * `report` prints the same object again (from the database, or from `<dir>/experiment.json`).
+ * `report` prints the same object again (from the database, or from `<dir>/experiment.json`); with
+ * `--out` it (re)writes the files of `run` for an experiment in the database (e.g. one finished by
+ * `npm run worker` processes after the CLI was stopped).
  * Ctrl-C cancels the experiment (running attempts are aborted, the rest are not run).
  *
  * Returns `{ code, output }`, prints nothing (progress lines go to stderr through `log`).
@@ -38,7 +41,7 @@ export type Result = { code: number; output: unknown };
 
 export const EXPERIMENT_RUN_USAGE =
   "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N] [--include-passed]) --methods <m1,m2,...> --attempts <k> --upstream <url> [--tool-upstream <url>] [--model <name>] [--evaluator <cmd>] [--reproduction-judge <cmd> | --judge-upstream <url> [--judge-model <name>]] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] [--timeout-ms MS] [--name <text>] --out <dir> [-- <command...>]";
-export const EXPERIMENT_REPORT_USAGE = "symtrace experiment report <experiment id | out dir>";
+export const EXPERIMENT_REPORT_USAGE = "symtrace experiment report <experiment id | out dir> [--out <dir>]";
 
 class Usage extends Error {
   constructor(
@@ -138,7 +141,24 @@ async function writeOutputs(db: Db, out: string, experimentId: string): Promise<
     writeFileSync(path.join(out, "bundles", `${safeName(a.bundleId)}.bundle.json`), serializeBundle(b));
     files++;
   }
-  const doc = { format: "symtrace.experiment/v1", experiment: r.experiment.id, status: r.experiment.status, settings: r.experiment.settings, caseSet: r.experiment.caseSet, methods: r.experiment.methods, cli: r.cli, report: r.report, attempts: r.attempts };
+  const { listExperimentCases } = await import("../lib/db/experiments");
+  const e = r.experiment;
+  const doc = {
+    format: "symtrace.experiment/v1",
+    experiment: e.id,
+    name: e.name,
+    status: e.status,
+    settings: e.settings,
+    caseSet: e.caseSet,
+    methods: e.methods,
+    createdAt: e.createdAt.toISOString(),
+    startedAt: e.startedAt?.toISOString() ?? null,
+    finishedAt: e.finishedAt?.toISOString() ?? null,
+    cli: r.cli,
+    report: r.report,
+    cases: await listExperimentCases(db, e.id),
+    attempts: r.attempts,
+  };
   writeFileSync(path.join(out, "experiment.json"), JSON.stringify(doc, null, 2) + "\n");
   return { cli: r.cli, status: r.experiment.status, files };
 }
@@ -259,10 +279,18 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
 }
 
 /** `experiment report <id|dir>`: the item-7 object again. */
-export async function reportExperimentCommand(args: string[], o: ExperimentCommandOptions = {}): Promise<Result> {
+export async function reportExperimentCommand(argv: string[], o: ExperimentCommandOptions = {}): Promise<Result> {
+  const args = [...argv];
+  const oi = args.indexOf("--out");
+  let out: string | null = null;
+  if (oi >= 0) {
+    out = args[oi + 1] ?? null;
+    if (!out || out.startsWith("--")) return fail(2, "--out needs a value", "--out");
+    args.splice(oi, 2);
+  }
   if (args.length !== 1 || args[0].startsWith("--")) return fail(2, `usage: ${EXPERIMENT_REPORT_USAGE}`);
   const target = args[0];
-  if (existsSync(target) && statSync(target).isDirectory()) {
+  if (!out && existsSync(target) && statSync(target).isDirectory()) {
     const file = path.join(target, "experiment.json");
     let doc: { cli?: unknown };
     try {
@@ -277,7 +305,11 @@ export async function reportExperimentCommand(args: string[], o: ExperimentComma
   try {
     const { getExperimentReport } = await import("../lib/services/experiments/run");
     const r = await getExperimentReport(db, target);
-    if (!r) return fail(1, `no experiment with id "${target}" in the database, and no directory ${target}`);
+    if (!r) return fail(1, `no experiment with id "${target}" in the database${out ? "" : `, and no directory ${target}`}`);
+    if (out) {
+      const w = await writeOutputs(db, out, target);
+      return { code: 0, output: w.cli };
+    }
     return { code: 0, output: r.cli };
   } finally {
     await db.$disconnect();

@@ -54,3 +54,32 @@ describe("the demo's recorded reference-MAS case (demo/)", () => {
     expect(b.order.filter((id) => id.startsWith("llm_call")).length).toBeGreaterThanOrEqual(4);
   });
 });
+
+describe("the demo's finished experiment (demo/experiment)", () => {
+  it("seeds a finished experiment with every attempt, its stored report and the attempts' bundles; a second seeding changes nothing", async () => {
+    const { freshTestDb } = await import("../lib/db/test-db");
+    const { getExperimentReport } = await import("../lib/services/experiments/run");
+    const { seedDemoExperiment, demoExperimentDir } = await import("./demo-data");
+    const { gunzipSync } = await import("node:zlib");
+    const doc = JSON.parse(gunzipSync(readFileSync(path.join(demoExperimentDir(), "experiment.json.gz"))).toString("utf8"));
+    const h = await freshTestDb();
+    try {
+      expect(await seedDemoExperiment(h.db)).toEqual({ status: "imported", bundles: 202 });
+      const r = await getExperimentReport(h.db, doc.experiment);
+      expect(r?.experiment).toMatchObject({ status: "finished", caseCount: 8, attempts: 3, methods: doc.methods });
+      expect(r?.final).toBe(true);
+      expect(r?.attempts.length).toBe(doc.attempts.length);
+      expect(r?.cli).toEqual(doc.cli);
+      expect(Object.keys(r!.cli.methods)).toEqual(["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge"]);
+      for (const a of r!.attempts.filter((x) => x.bundleId).slice(0, 20)) {
+        const c = await h.db.case.findUnique({ where: { bundleId: a.bundleId! }, select: { sourceDataset: true } });
+        expect(c?.sourceDataset).toBe("experiment");
+      }
+      const sources = await h.db.experimentCase.findMany({ where: { experimentId: doc.experiment }, select: { caseId: true, primaryCategory: true } });
+      expect(sources.every((s) => s.caseId && s.primaryCategory)).toBe(true);
+      expect(await seedDemoExperiment(h.db)).toEqual({ status: "skipped", bundles: 0 });
+    } finally {
+      await h.db.$disconnect();
+    }
+  }, 120_000);
+});

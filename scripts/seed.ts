@@ -3,7 +3,9 @@
  * (SYMTRACE_SHARED_DIR, default ../shared): the paper's four gold replay bundles and the public
  * dataset samples (Who&When, MAST/MAD, Langfuse OTel traces), plus the demo's recorded
  * reference-MAS case from demo/ in the repo (replayable natively with the built-in runner
- * `orchestrator` against the scripted stand-in). Idempotent (re-runs skip).
+ * `orchestrator` against the scripted stand-in), and the demo's finished repair experiment
+ * (demo/experiment: 8 recorded failures of the calibrated world × 9 methods × k = 3, with every
+ * attempt's bundle). Idempotent (re-runs skip).
  * Prints the import report as JSON.
  */
 import { existsSync } from "node:fs";
@@ -12,7 +14,7 @@ import { assignCases, findCaseId, openDb, upsertUser, type Db } from "../lib/db"
 import { migrate } from "../lib/db/migrate";
 import { sharedDir } from "../lib/env";
 import { importPaths } from "../lib/services/import-files";
-import { demoPaths } from "./demo-data";
+import { demoPaths, seedDemoExperiment } from "./demo-data";
 
 export function samplePaths(shared: string): string[] {
   return [
@@ -72,8 +74,9 @@ async function main() {
   await migrate(url);
   const r = await importPaths(db, [...samplePaths(shared), ...demoPaths()]);
   const accounts = process.env.SYMTRACE_DEMO_ACCOUNTS === "0" ? [] : await seedDemoAccounts(db);
+  const experiment = await seedDemoExperiment(db);
   await db.$disconnect();
-  console.log(JSON.stringify({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, accountsCreated: accounts }));
+  console.log(JSON.stringify({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, accountsCreated: accounts, demoExperiment: experiment }));
   if (r.failed.length) process.exitCode = 1;
 }
 

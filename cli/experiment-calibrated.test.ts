@@ -1,0 +1,82 @@
+/**
+ * `symtrace experiment run` end to end with the real method plug-ins (lib/services/experiments/methods)
+ * on the calibrated world (lib/testing/calibrated: a seeded local OpenAI-compatible endpoint and
+ * tool server, no network): failures recorded in a "record" world, the experiment run against a
+ * "live" one, the MAS bundled by esbuild (given after `--`), the world's evaluator and judge.
+ * Ports 4220–4223 (override: SYMTRACE_TEST_CAL_PORT).
+ */
+import { mkdtempSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { openDb } from "../lib/db/client";
+import { exportBundle } from "../lib/db/cases";
+import { listExperimentAttempts } from "../lib/db/experiments";
+import { buildCalibratedMas } from "../lib/testing/calibrated/fast-mas";
+import { recordCalibratedFailures } from "../lib/testing/calibrated/record";
+import { startCalibratedWorld, type CalibratedWorld } from "../lib/testing/calibrated/world";
+import { experimentCommand } from "./experiment";
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), "symtrace-expcal-"));
+const url = "file:" + path.join(tmp, "db.sqlite");
+const base = Number(process.env.SYMTRACE_TEST_CAL_PORT ?? 4220);
+let live: CalibratedWorld;
+let mas: string[];
+
+beforeAll(async () => {
+  mas = buildCalibratedMas(path.join(tmp, "mas"));
+  const rec = await startCalibratedWorld({ session: "record", port: base, toolPort: base + 1 });
+  try {
+    await recordCalibratedFailures(rec, { count: 2, command: mas, outDir: path.join(tmp, "cases") });
+  } finally {
+    await rec.stop();
+  }
+  live = await startCalibratedWorld({ port: base + 2, toolPort: base + 3 });
+}, 180_000);
+afterAll(async () => {
+  await live?.stop();
+});
+
+describe("symtrace experiment run on the calibrated world (real methods)", () => {
+  test("every attempt runs the MAS through the proxy, is judged, counted and stored as a bundle", async () => {
+    const out = path.join(tmp, "out");
+    const r = await experimentCommand(
+      [
+        "run", "--cases", path.join(tmp, "cases"), "--methods", "rerun,suspicious-node,node-resample", "--attempts", "2",
+        "--upstream", live.upstream, "--tool-upstream", live.toolUpstream,
+        "--evaluator", "node scripts/calibrated-evaluator.mjs", "--reproduction-judge", "node scripts/calibrated-reproduction-judge.mjs",
+        "--seed", "7", "--workers", "2", "--out", out, "--", ...mas,
+      ],
+      { url, log: () => {} },
+    );
+    const o = r.output as { experiment: string; cases: number; methods: Record<string, { attempts: number; calls: number; errors: number; skipped: number }> };
+    expect(r.code).toBe(0);
+    expect(o.cases).toBe(2);
+    const { db } = openDb(url);
+    try {
+      const rows = await listExperimentAttempts(db, o.experiment);
+      expect(rows.filter((a) => a.method !== "rerun").length).toBe(8);
+      for (const a of rows) {
+        expect(a.status === "passed" || a.status === "failed").toBe(true);
+        expect(a.calls).toBeGreaterThan(0);
+        expect(a.tokens.total).toBeGreaterThan(0);
+        expect(typeof a.reproduced).toBe("boolean");
+        if (a.status === "passed") expect(a.reproduced).toBe(false);
+        const b = await exportBundle(db, { bundleId: a.bundleId! });
+        expect(b?.id).toBe(a.bundleId);
+        if (a.method !== "rerun") {
+          expect(a.anchorNodeId).toBeTruthy();
+          expect(b?.parent).toMatchObject({ bundleId: a.caseBundleId });
+        }
+      }
+      for (const m of ["rerun", "suspicious-node", "node-resample"]) {
+        const mine = rows.filter((a) => a.method === m);
+        expect(o.methods[m]).toMatchObject({ attempts: mine.length, errors: 0, skipped: 0, calls: mine.reduce((s, a) => s + a.calls + a.auxCalls, 0) });
+      }
+      expect(rows.filter((a) => a.method === "node-resample").every((a) => !a.guidance)).toBe(true);
+      expect(rows.filter((a) => a.method === "suspicious-node").every((a) => (a.guidance ?? "").length > 0)).toBe(true);
+    } finally {
+      await db.$disconnect();
+    }
+  }, 300_000);
+});
