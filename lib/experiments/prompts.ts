@@ -8,6 +8,7 @@
  * README.md §Prompts lists every constant; lib/services/experiments/methods/README.md says where each
  * one is injected.
  */
+import { CATEGORY_INFO } from "../annotation/protocol";
 import { CATEGORY_MEANING, CONTROL_GUIDANCE, suspiciousNodeGuidance, type Category } from "../symptoms";
 
 export { CONTROL_GUIDANCE, suspiciousNodeGuidance };
@@ -69,7 +70,12 @@ function header(mode: string, t: TaskPromptInput): string[] {
 
 const suffix = (t: TaskPromptInput) => (t.outputSuffix ? [t.outputSuffix] : []);
 
-/** The task an Unguided Full Rerun attempt runs with (E.1 template: mode `fail-then-rerun`). */
+/**
+ * E.1's Unguided Full Rerun framing (mode `fail-then-rerun`). NOT what the rerun method sends: it
+ * restarts the MAS with the ORIGINAL task unchanged (§5.1 ❶ "restarts the complete MAS execution
+ * from the original task"), so a rerun is exactly a fresh sample of the source run and carries no
+ * text a model could react to (lib/services/experiments/methods/README.md).
+ */
 export function rerunTaskPrompt(t: TaskPromptInput): string {
   return [...header("fail-then-rerun", t), RERUN_INSTRUCTION, ...suffix(t)].join("\n");
 }
@@ -111,8 +117,20 @@ export function criticUserMessage(task: string, previousFinal: string | null): s
 // Node level
 // ---------------------------------------------------------------------------------------------
 
-/** Repair signal of each category, seeds/000 Table 1 (diagnosis-to-repair mapping), verbatim. */
+/**
+ * Repair signal of each category: the annotation protocol's operational form of seeds/000 Table 1
+ * (../shared/spec/annotation-protocol.md Categories table, lib/annotation CATEGORY_INFO — the text
+ * "replay from here" prefills from an annotation), so Annotated-Node injects what annotators see.
+ */
 export const REPAIR_SIGNALS: Readonly<Record<Category, string>> = {
+  C1: CATEGORY_INFO.C1.repair,
+  C2: CATEGORY_INFO.C2.repair,
+  C3: CATEGORY_INFO.C3.repair,
+  C4: CATEGORY_INFO.C4.repair,
+};
+
+/** seeds/000 Table 1's repair signals, verbatim (for reference and the README; {@link REPAIR_SIGNALS} is what is injected). */
+export const TABLE1_REPAIR_SIGNALS: Readonly<Record<Category, string>> = {
   C1: "Implicated constraint and conflicting behavior; request a compliant alternative.",
   C2: "Repeated history and unfinished objective; request an action that makes progress.",
   C3: "Unresolved runtime condition and its evidence; require resolution before continuing.",

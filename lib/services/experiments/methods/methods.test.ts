@@ -121,15 +121,18 @@ describe("source failure (scripted local OpenAI-compatible server)", () => {
 });
 
 describe("task-level methods (record a new run with SYMTRACE_TASK; scripted local OpenAI-compatible server)", () => {
-  test("rerun: E.1 fail-then-rerun task, a new bundle, failed by the evaluator, reproduced by the command judge, calls and tokens from the recording", async () => {
+  test("rerun: the original task unchanged, a new bundle, failed by the evaluator, reproduced by the command judge, calls and tokens from the recording", async () => {
     const { out, requests } = await attempt("rerun");
     expect(out.status, JSON.stringify(out.error)).toBe("failed");
     expect(out).toMatchObject({ passed: false, reproduced: true, guidance: null, anchorNodeId: null, auxCalls: 0, error: null, skipReason: null });
-    const task = rerunTaskPrompt({ task: DEMO_TASK, taskId: "hilltop-demo", benchmark: "lindenbrook" });
-    expect(task).toBe(`Mode: fail-then-rerun\nTask id: hilltop-demo\nBenchmark: lindenbrook\nTask: ${DEMO_TASK}\nThis is an unguided rerun after an initial failed or uncertain attempt. Solve from scratch.`);
+    // E.1's framing exists as a documented text, but the rerun sends the original task.
+    expect(rerunTaskPrompt({ task: DEMO_TASK, taskId: "hilltop-demo", benchmark: "lindenbrook" })).toBe(
+      `Mode: fail-then-rerun\nTask id: hilltop-demo\nBenchmark: lindenbrook\nTask: ${DEMO_TASK}\nThis is an unguided rerun after an initial failed or uncertain attempt. Solve from scratch.`,
+    );
     const b = out.bundle!;
-    expect(b.task).toMatchObject({ prompt: task, originalPrompt: DEMO_TASK, id: "hilltop-demo", repair: { method: "rerun", attempt: 1, sourceBundleId: source.id } });
-    expect(firstUser(requests[0])).toContain("Mode: fail-then-rerun");
+    expect(b.task).toMatchObject({ prompt: DEMO_TASK, originalPrompt: DEMO_TASK, id: "hilltop-demo", benchmark: "lindenbrook", repair: { method: "rerun", attempt: 1, sourceBundleId: source.id } });
+    expect(firstUser(requests[0])).toContain(DEMO_TASK);
+    expect(JSON.stringify(requests)).not.toContain("Mode:");
     // Every request the server saw belongs to this attempt (workflow: 6 LLM calls) and every record is live.
     expect(requests.length).toBe(b.records.filter((r) => r.boundary === "llm").length);
     expect(requests.length).toBe(6);
@@ -240,7 +243,7 @@ describe("node-level methods (one selective replay; scripted local OpenAI-compat
     expect(out.anchorNodeId).toBe(ref);
     expect(out.guidance).toBe(annotatedNodeGuidance(ref, "C3"));
     expect(out.guidance).toContain(REPAIR_SIGNALS.C3);
-    expect(out.guidance).toContain("Unresolved runtime condition and its evidence; require resolution before continuing.");
+    expect(out.guidance).toContain("Show the unresolved condition and its evidence; require resolution before continuing.");
     expect(requests[0].messages.at(-1)).toEqual({ role: "user", content: out.guidance });
     const none = await attempt("annotated-node", { c: kase({ reference: null }) });
     expect(none.out).toMatchObject({ status: "skipped", skipReason: "case case-1 has no reference label (no final annotation and no dataset label)" });
@@ -295,6 +298,35 @@ describe("node-level methods (one selective replay; scripted local OpenAI-compat
     // Transcript mode: the continuation call itself fails.
     const t = await attempt("nudge", { c: kase({ runner: null }), s: settings({ upstream: "http://127.0.0.1:9/v1" }) });
     expect(t.out).toMatchObject({ status: "error", passed: false, error: expect.stringContaining("unreachable") });
+  }, 60_000);
+});
+
+describe("cancellation and progress (scripted local OpenAI-compatible server)", () => {
+  test("abort during a task-level run → cancelled with the live calls so far; progress is monotone; an aborted signal starts nothing", async () => {
+    const ac = new AbortController();
+    const seen: number[] = [];
+    const out = await METHODS.rerun.run({
+      case: kase(),
+      method: "rerun",
+      attempt: 2,
+      settings: settings(),
+      seed: 1,
+      previous: [],
+      signal: ac.signal,
+      onProgress: (p) => {
+        seen.push(p.liveCalls);
+        if (p.liveCalls === 2) ac.abort();
+      },
+    });
+    expect(out.status).toBe("cancelled");
+    expect(out.calls).toBeGreaterThanOrEqual(2);
+    expect(seen.slice(1).every((x, i) => x >= seen[i])).toBe(true);
+    const before = llm.requests.length;
+    for (const m of ["rerun", "suspicious-node"] as const) {
+      const r = await METHODS[m].run({ case: kase(), method: m, attempt: 1, settings: settings(), seed: 1, previous: [], signal: AbortSignal.abort() });
+      expect(r.status).toBe("cancelled");
+    }
+    expect(llm.requests.length).toBe(before);
   }, 60_000);
 });
 
