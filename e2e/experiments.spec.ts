@@ -11,6 +11,9 @@ import { claimNextAttempt, completeIfDone, createExperiment, importCase, listExp
 import { E2E_DATABASE_URL } from "../playwright.config";
 import { createUser, goldCopy, seedBundle, signIn } from "./fixtures";
 
+// Seeding 23 attempts through lib/db and rendering a 10,000-resample report on a loaded 2-core machine.
+test.describe.configure({ timeout: 180_000 });
+
 let db: Db | null = null;
 const getDb = () => (db ??= openDb(E2E_DATABASE_URL).db);
 
@@ -36,7 +39,7 @@ function attemptBundle(src: ReplayBundle): ReplayBundle {
   return { ...src, id: `${src.id}~attempt-${randomUUID().slice(0, 6)}`, graph: { ...src.graph, nodes }, outcome: { passed: true } } as ReplayBundle;
 }
 
-async function seedFinishedExperiment(): Promise<{ id: string; sources: ReplayBundle[] }> {
+async function seedExperiment(): Promise<{ id: string; sources: ReplayBundle[] }> {
   const sources = [await seedBundle(goldCopy("gold-c1")), await seedBundle(goldCopy("gold-c2")), await seedBundle(goldCopy("gold-c3")), await seedBundle(goldCopy("gold-c4"))];
   const d = getDb();
   const caseIds = await Promise.all(sources.map(async (b) => (await d.case.findUniqueOrThrow({ where: { bundleId: b.id }, select: { id: true } })).id));
@@ -47,9 +50,15 @@ async function seedFinishedExperiment(): Promise<{ id: string; sources: ReplayBu
     caseIds,
     caseSet: { kind: "list" },
   });
-  const idx = new Map((await listExperimentCases(d, e.id)).map((c) => [c.id, c.idx]));
+  return { id: e.id, sources };
+}
+
+/** Run every attempt with the outcome PLAN gives it (the runner's claim/finish path, no MAS). */
+async function runPlanned(id: string, sources: ReplayBundle[]): Promise<void> {
+  const d = getDb();
+  const idx = new Map((await listExperimentCases(d, id)).map((c) => [c.id, c.idx]));
   for (;;) {
-    const a = await claimNextAttempt(d, "e2e", 60_000, { experimentId: e.id });
+    const a = await claimNextAttempt(d, "e2e", 60_000, { experimentId: id });
     if (!a) break;
     const i = idx.get(a.experimentCaseId)!;
     const plan = PLAN[a.method][i][a.attempt - 1];
@@ -68,8 +77,13 @@ async function seedFinishedExperiment(): Promise<{ id: string; sources: ReplayBu
       { bundleId },
     );
   }
-  await completeIfDone(d, e.id);
-  return { id: e.id, sources };
+  await completeIfDone(d, id);
+}
+
+async function seedFinishedExperiment(): Promise<{ id: string; sources: ReplayBundle[] }> {
+  const x = await seedExperiment();
+  await runPlanned(x.id, x.sources);
+  return x;
 }
 
 test("experiment page: tables with hand-computed values, chart, forest plot, drill-down to an attempt's diff", async ({ page }) => {
@@ -137,4 +151,18 @@ test("experiment page: tables with hand-computed values, chart, forest plot, dri
   await expect(page.getByTestId("replay-compare").locator('tr[data-kind="prefix"]').first()).toBeVisible();
   await expect(page.getByTestId("replay-compare")).toContainText("final_result");
   await page.screenshot({ path: "e2e-artifacts/experiment-attempt-diff.png", fullPage: true });
+});
+
+test("a running experiment shows live progress and turns into the tables when it finishes (polling, no reload)", async ({ page }) => {
+  const { id, sources } = await seedExperiment();
+  await signIn(page, await createUser(["researcher"]));
+  await page.goto(`/experiments/${id}`);
+  await expect(page.getByTestId("experiment-status")).toHaveText("queued");
+  // 4 cases × 3 node-level rows + 4 first task-level rows exist before anything ran
+  await expect(page.getByTestId("live-progress").getByTestId("progress")).toContainText("0/16");
+  await expect(page.getByTestId("cell-mas-suspicious-node-all").getByTestId("rate")).toHaveText("—");
+  await runPlanned(id, sources);
+  await expect(page.getByTestId("experiment-status")).toHaveText("finished", { timeout: 15_000 });
+  await expect(page.getByTestId("live-progress").getByTestId("progress")).toContainText("23/23");
+  await expect(page.getByTestId("cell-mas-suspicious-node-all").getByTestId("rate")).toHaveText("75.00", { timeout: 15_000 });
 });

@@ -68,10 +68,12 @@ describe("report tables", () => {
     expect(cellText(m, "cell-mas-suspicious-node-CrewAI")).toMatch(/^100\.00 1\/1/);
   });
   test("comparisons and efficiency", () => {
-    const c = html(<ComparisonsTable report={report} />);
+    const c = html(<ComparisonsTable report={report} basePath={base} />);
+    expect(c).toContain('href="/experiments/exp1?method=rerun&amp;mas=CrewAI#attempts"');
     expect(c).toContain('data-comparison="CrewAI:suspicious-node:rerun"');
     expect(c).toContain("+100.00 [100.00, 100.00]");
-    const e = html(<EfficiencyTable report={report} />);
+    const e = html(<EfficiencyTable report={report} basePath={base} />);
+    expect(e).toContain('href="/experiments/exp1?method=critic&amp;mas=AG2#attempts"');
     expect(e).toMatch(/data-efficiency="all:suspicious-node">.*?150\.0.*?6\.7/);
   });
 });

@@ -136,7 +136,7 @@ export function RepairByMasTable({ report, basePath }: { report: ExperimentRepor
 }
 
 /** Tables 7–8 layout: paired comparisons per family with Δ, bootstrap CI, n10/n01, McNemar and Holm p. */
-export function ComparisonsTable({ report }: { report: ExperimentReport }) {
+export function ComparisonsTable({ report, basePath }: { report: ExperimentReport; basePath: string }) {
   return (
     <table className="w-full text-left text-sm" data-testid="comparisons-table">
       <thead className="border-b border-slate-200 text-xs text-slate-500">
@@ -156,8 +156,13 @@ export function ComparisonsTable({ report }: { report: ExperimentReport }) {
         {report.comparisons.map((c) => (
           <tr key={`${c.family}:${c.a}:${c.b}`} data-comparison={`${c.family}:${c.a}:${c.b}`}>
             <td className="px-2 py-1">{c.family}</td>
-            <td className="px-2 py-1">{methodLabel(c.a)}</td>
-            <td className="px-2 py-1">{methodLabel(c.b)}</td>
+            {[c.a, c.b].map((m) => (
+              <td key={m} className="px-2 py-1">
+                <Link className="text-blue-700 hover:underline" href={cellHref(basePath, { method: m, mas: c.family })}>
+                  {methodLabel(m)}
+                </Link>
+              </td>
+            ))}
             <td className={TD}>{c.n ? `${c.aPassed}/${c.n} (${pct(c.aPassed / c.n)}%)` : "—"}</td>
             <td className={TD}>{c.n ? `${c.bPassed}/${c.n} (${pct(c.bPassed / c.n)}%)` : "—"}</td>
             <td className={TD} data-testid="diff">
@@ -178,7 +183,7 @@ export function ComparisonsTable({ report }: { report: ExperimentReport }) {
 }
 
 /** Table 9 layout: API calls, repairs, repairs per 1,000 calls and calls per repair, per MAS and overall. */
-export function EfficiencyTable({ report }: { report: ExperimentReport }) {
+export function EfficiencyTable({ report, basePath }: { report: ExperimentReport; basePath: string }) {
   return (
     <table className="w-full text-left text-sm" data-testid="efficiency-table">
       <thead className="border-b border-slate-200 text-xs text-slate-500">
@@ -197,7 +202,11 @@ export function EfficiencyTable({ report }: { report: ExperimentReport }) {
         {report.efficiency.map((e) => (
           <tr key={`${e.mas}:${e.method}`} data-efficiency={`${e.mas}:${e.method}`}>
             <td className="px-2 py-1">{e.mas === "all" ? "Total" : e.mas}</td>
-            <td className="px-2 py-1">{methodLabel(e.method)}</td>
+            <td className="px-2 py-1">
+              <Link className="text-blue-700 hover:underline" href={cellHref(basePath, { method: e.method, mas: e.mas })}>
+                {methodLabel(e.method)}
+              </Link>
+            </td>
             <td className={TD}>{e.apiCalls}</td>
             <td className={TD}>{e.auxCalls}</td>
             <td className={TD}>{e.tokens}</td>

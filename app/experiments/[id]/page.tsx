@@ -94,11 +94,11 @@ export default async function ExperimentPage({ params, searchParams }: { params:
           bootstrap resamples (seed {report.meta.seed}); exact two-sided McNemar on n10/n01; Holm within each family (MAS).
         </p>
         {forest.length ? <ForestPlot rows={forest} /> : null}
-        <ComparisonsTable report={report} />
+        <ComparisonsTable report={report} basePath={basePath} />
       </section>
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-2 font-semibold">API-call efficiency (Table 9 layout)</h2>
-        <EfficiencyTable report={report} />
+        <EfficiencyTable report={report} basePath={basePath} />
       </section>
       {errors.length ? (
         <section className="rounded border border-red-200 bg-white p-4" data-testid="error-list">
