@@ -7,3 +7,4 @@ export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";
 export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";
+export * from "./cases-window";
