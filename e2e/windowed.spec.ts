@@ -97,6 +97,7 @@ test("search jumps to a match outside the loaded windows; Fit shows the overview
     )
     .toBeGreaterThan(1000);
   // click three quarters down: the detail view opens around row ~4,800
+  await page.getByTestId("inspector").evaluate((el) => el.scrollIntoView({ block: "end" }));
   const box = (await page.getByTestId("big-overview").boundingBox())!;
   await page.mouse.click(box.x + 40, box.y + box.height * 0.75);
   await expect(graph).toHaveAttribute("data-mode", "detail");

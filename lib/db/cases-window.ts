@@ -91,12 +91,14 @@ export async function getGraphWindow(db: Db, o: { caseId: string; from: number; 
     select: { nodeId: true, type: true, agent: true, label: true, status: true, orderIndex: true },
   });
   const edgeSql = (side: "fromNodeId" | "toNodeId", other: "fromNodeId" | "toNodeId") =>
+    // CROSS JOIN fixes SQLite's join order (window nodes -> their edges -> the far ends); without
+    // statistics it would start from every edge of the case (13 s for a window of a 1M-node case).
     `SELECT e."idx" AS idx, e."fromNodeId" AS efrom, e."toNodeId" AS eto, e."kind" AS kind,
             n."orderIndex" AS here, n."agent" AS "hereAgent", t."orderIndex" AS there, t."agent" AS "thereAgent"
-       FROM "Node" n
-       JOIN "Edge" e ON e."caseId" = n."caseId" AND e."${side}" = n."nodeId"
-       JOIN "Node" t ON t."caseId" = e."caseId" AND t."nodeId" = e."${other}"
-      WHERE n."caseId" = ${ph(pg, 1)} AND n."orderIndex" >= ${ph(pg, 2)} AND n."orderIndex" < ${ph(pg, 3)}`;
+       FROM "Node" n CROSS JOIN "Edge" e CROSS JOIN "Node" t
+      WHERE n."caseId" = ${ph(pg, 1)} AND n."orderIndex" >= ${ph(pg, 2)} AND n."orderIndex" < ${ph(pg, 3)}
+        AND e."caseId" = n."caseId" AND e."${side}" = n."nodeId"
+        AND t."caseId" = e."caseId" AND t."nodeId" = e."${other}"`;
   type Row = { idx: number | bigint; efrom: string; eto: string; kind: string; here: number | bigint; hereAgent: string | null; there: number | bigint; thereAgent: string | null };
   const [outs, ins] = await Promise.all([
     db.$queryRawUnsafe<Row[]>(edgeSql("fromNodeId", "toNodeId"), o.caseId, from, to),
@@ -141,19 +143,23 @@ export function getGraphIndex(db: Db, o: { caseId: string }): Promise<GraphIndex
     const lanes = await getCaseLanes(db, o);
     const laneOf = new Map(lanes.map((a, i) => [a, Math.min(i, 255)]));
     const typeOf = new Map<string, number>(INDEX_TYPES.map((t, i) => [t, i + 1]));
+    const pg = providerOfDb(db) === "postgresql";
     const count = await db.node.count({ where: { caseId: o.caseId } });
     const lane = new Uint8Array(count);
     const flags = new Uint8Array(count);
     const STEP = 50_000;
     for (let from = 0; from < count; from += STEP) {
-      const rows = await db.node.findMany({
-        where: { caseId: o.caseId, orderIndex: { gte: from, lt: from + STEP } },
-        select: { orderIndex: true, agent: true, type: true, status: true },
-      });
+      const rows = await db.$queryRawUnsafe<Array<{ o: number | bigint; a: string | null; t: string; s: string | null }>>(
+        `SELECT "orderIndex" AS o, "agent" AS a, "type" AS t, "status" AS s FROM "Node" WHERE "caseId" = ${ph(pg, 1)} AND "orderIndex" >= ${ph(pg, 2)} AND "orderIndex" < ${ph(pg, 3)}`,
+        o.caseId,
+        from,
+        from + STEP,
+      );
       for (const r of rows) {
-        if (r.orderIndex < 0 || r.orderIndex >= count) continue;
-        lane[r.orderIndex] = laneOf.get(r.agent) ?? 255;
-        flags[r.orderIndex] = (typeOf.get(r.type) ?? 0) | (r.status && FAILED_STATUSES.has(r.status) ? 8 : 0);
+        const i = Number(r.o);
+        if (i < 0 || i >= count) continue;
+        lane[i] = laneOf.get(r.a) ?? 255;
+        flags[i] = (typeOf.get(r.t) ?? 0) | (r.s && FAILED_STATUSES.has(r.s) ? 8 : 0);
       }
     }
     return { count, lanes, lane, flags };
