@@ -54,6 +54,8 @@ describe("streamBundleFile: the same hash as the in-memory path", () => {
     expect(got.edges).toBe(mem.bundle!.graph.edges.length);
     expect(got.records).toEqual(mem.bundle!.records.map((_r, i) => i));
     expect(res.counts.nodes).toBe(mem.bundle!.graph.nodes.length);
+    const agentOf = new Map(mem.bundle!.graph.nodes.map((n) => [n.id, n.agent ?? null]));
+    expect(res.lanes).toEqual([...new Set(mem.bundle!.order.map((id) => agentOf.get(id) ?? null))]);
     // orderIndex given to the sink, corrected by orderFixes, is the position in `order`
     const fixes = new Map(res.orderFixes());
     for (const [id, , oi] of got.nodes) expect(fixes.get(id) ?? oi).toBe(mem.bundle!.order.indexOf(id));

@@ -57,6 +57,8 @@ export interface BundleStreamResult {
   /** sha256(JCS(bundle)) as `sha256:<hex>`, when ok. */
   bundleHash: string | null;
   counts: { nodes: number; edges: number; records: number; agents: number; bytes: number };
+  /** Agents in order of first appearance in `order` (null = nodes without an agent): the inspector's lanes. */
+  lanes: Array<string | null>;
   /** Nodes whose `orderIndex` given to the sink was provisional and is wrong: [nodeId, position in order]. */
   orderFixes: () => Iterable<[string, number]>;
 }
@@ -200,6 +202,10 @@ class BundleStreamState implements JsonStreamHandler {
   private recNode = new IntList(1024, -1);
   private recBoundary = new Uint8Array(1024);
   private agents = new Set<string>();
+  // Agent of each declared node, by intern id (index into agentNames; 0 = no agent).
+  private agentNames: Array<string | null> = [null];
+  private agentCode = new Map<string, number>();
+  private nodeAgent = new IntList(1024, 0);
   nodeCount = 0;
   private edgeCount = 0;
   private orderCount = 0;
@@ -336,6 +342,15 @@ class BundleStreamState implements JsonStreamHandler {
       }
     }
     if (typeof v.agent === "string" && v.agent) this.agents.add(v.agent);
+    if (k >= 0 && typeof v.agent === "string") {
+      let a = this.agentCode.get(v.agent);
+      if (a === undefined) {
+        a = this.agentNames.length;
+        this.agentNames.push(v.agent);
+        this.agentCode.set(v.agent, a);
+      }
+      this.nodeAgent.set(k, a);
+    }
     if (this.failed || !schemaOk || k < 0) return;
     try {
       this.spools.nodes.add(canonicalWith(v, "content", contentText));
@@ -453,6 +468,7 @@ class BundleStreamState implements JsonStreamHandler {
     const idText = this.idText;
     return {
       ok,
+      lanes: ok ? this.lanes() : [],
       issues: this.issues,
       moreIssues: this.more,
       header,
@@ -464,6 +480,19 @@ class BundleStreamState implements JsonStreamHandler {
         }
       },
     };
+  }
+
+  /** Agents by first position in the observed order. */
+  private lanes(): Array<string | null> {
+    const first = new Map<number, number>();
+    for (let k = 0; k < this.idText.length; k++) {
+      const p = this.pos.get(k);
+      if (p < 0 || this.nodeIdx.get(k) < 0) continue;
+      const a = this.nodeAgent.get(k);
+      const f = first.get(a);
+      if (f === undefined || p < f) first.set(a, p);
+    }
+    return [...first.entries()].sort((x, y) => x[1] - y[1]).map(([a]) => this.agentNames[a]);
   }
 
   private semanticChecks(): void {

@@ -158,6 +158,7 @@ export async function importCaseStream(
             edgeCount: res.counts.edges,
             recordCount: res.counts.records,
             agentCount: res.counts.agents,
+            lanesJson: JSON.stringify(res.lanes),
           },
         });
         if (labels.length) {

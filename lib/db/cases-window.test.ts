@@ -20,7 +20,7 @@ beforeAll(async () => {
   db = (await freshTestDb()).db;
   caseId = (await importCase(db, { bundle: b })).caseId;
   fanId = (await importCase(db, { bundle: fan })).caseId;
-});
+}, 120_000);
 afterAll(async () => {
   await db.$disconnect();
 });
@@ -55,6 +55,10 @@ describe("graph windows", () => {
   test("lanes by first appearance; locate; the compact index", async () => {
     const agentsInOrder = [...new Set(b.order.map((id) => b.graph.nodes.find((n) => n.id === id)!.agent ?? null))];
     expect(await getCaseLanes(db, { caseId })).toEqual(agentsInOrder);
+    expect(JSON.parse((await db.case.findUniqueOrThrow({ where: { id: caseId } })).lanesJson!)).toEqual(agentsInOrder);
+    // a case imported before lanes were stored: the grouped query gives the same lanes
+    await db.case.update({ where: { id: fanId }, data: { lanesJson: null } });
+    expect(await getCaseLanes(db, { caseId: fanId })).toEqual(["User", "Dispatcher", "Worker-0", "Worker-1", "Worker-2", "Worker-3"]);
     expect(await locateNode(db, { caseId, nodeId: "tool_result_0033" })).toBe(b.order.indexOf("tool_result_0033"));
     expect(await locateNode(db, { caseId, nodeId: "nope" })).toBeNull();
     const ix = await getGraphIndex(db, { caseId });

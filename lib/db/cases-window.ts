@@ -58,10 +58,14 @@ function remember<T>(m: Map<string, Promise<T>>, key: string, make: () => Promis
 
 /**
  * Agents of a case in order of first appearance in the observed order (the inspector's lanes;
- * null = nodes without an agent). One grouped query, cached per case in this process.
+ * null = nodes without an agent): Case.lanesJson, else one grouped query; cached per case in
+ * this process.
  */
 export function getCaseLanes(db: Db, o: { caseId: string }): Promise<Array<string | null>> {
   return remember(lanesCache, o.caseId, async () => {
+    // Stored on import (Case.lanesJson); older cases: one grouped query over their nodes.
+    const c = await db.case.findUnique({ where: { id: o.caseId }, select: { lanesJson: true } });
+    if (c?.lanesJson) return JSON.parse(c.lanesJson) as Array<string | null>;
     const pg = providerOfDb(db) === "postgresql";
     const rows = await db.$queryRawUnsafe<Array<{ agent: string | null; first: number | bigint }>>(
       `SELECT "agent" AS agent, MIN("orderIndex") AS first FROM "Node" WHERE "caseId" = ${ph(pg, 1)} GROUP BY "agent"`,

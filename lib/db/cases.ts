@@ -92,6 +92,8 @@ export async function importCase(
 
   const position = new Map(b.order.map((id, i) => [id, i] as const));
   const agents = new Set(b.graph.nodes.map((n) => n.agent).filter((a): a is string => !!a));
+  const agentOf = new Map(b.graph.nodes.map((n) => [n.id, n.agent ?? null] as const));
+  const lanes = [...new Set(b.order.map((id) => agentOf.get(id) ?? null))];
   const caseData = {
     bundleId: b.id,
     format: b.format,
@@ -112,6 +114,7 @@ export async function importCase(
     edgeCount: b.graph.edges.length,
     recordCount: b.records.length,
     agentCount: agents.size,
+    lanesJson: JSON.stringify(lanes),
   };
 
   const caseId = await db.$transaction(

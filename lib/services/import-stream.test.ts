@@ -22,7 +22,7 @@ let str: Db;
 beforeAll(async () => {
   mem = (await freshTestDb()).db;
   str = (await freshTestDb()).db;
-});
+}, 120_000);
 afterAll(async () => {
   await mem.$disconnect();
   await str.$disconnect();
