@@ -126,6 +126,18 @@ async function openMigratedDb() {
   return handle;
 }
 
+let progressShown = false;
+/** The progress line of a large (streamed) import on stderr: one line rewritten on a terminal, else a line per update. */
+function printProgress(p: { file: string; bytes: number; totalBytes: number; nodes: number; elapsedMs: number }): void {
+  const mb = (b: number) => (b / 2 ** 20).toFixed(0);
+  const pct = p.totalBytes ? Math.floor((100 * p.bytes) / p.totalBytes) : 100;
+  const rate = p.elapsedMs > 0 ? Math.round((p.nodes * 1000) / p.elapsedMs) : 0;
+  const line = `import ${path.basename(p.file)}: ${pct}% (${mb(p.bytes)} of ${mb(p.totalBytes)} MB${p.nodes ? `, ${p.nodes.toLocaleString("en-US")} nodes, ${rate.toLocaleString("en-US")} nodes/s` : ""}, ${(p.elapsedMs / 1000).toFixed(0)} s)`;
+  if (process.stderr.isTTY) process.stderr.write(`\r${line}\x1b[K`);
+  else process.stderr.write(line + "\n");
+  progressShown = !!process.stderr.isTTY;
+}
+
 async function importCmd(args: string[]): Promise<number> {
   const format = (flag(args, "--format") ?? "auto") as ImportFormat;
   if (!IMPORT_FORMATS.includes(format)) throw new UsageError(`--format must be one of ${IMPORT_FORMATS.join(", ")}`);
@@ -133,7 +145,8 @@ async function importCmd(args: string[]): Promise<number> {
   const { importPaths } = await import("../lib/services/import-files");
   const { db } = await openMigratedDb();
   try {
-    const r = await importPaths(db, args, { format });
+    const r = await importPaths(db, args, { format, onProgress: printProgress });
+    if (progressShown) process.stderr.write("\n");
     print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, ignored: r.ignored, warnings: r.warnings });
     // 1 when any file or record failed (the others are still imported), so scripts notice.
     return r.failed.length > 0 ? 1 : 0;

@@ -50,13 +50,13 @@ import { migrate } from "../lib/db/migrate";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 /** The production build the benchmark serves (BENCH_DIST; the smoke run reuses `npm test`'s `.next`). */
-const DIST = process.env.BENCH_DIST ?? ".next-bench";
+export const DIST = process.env.BENCH_DIST ?? ".next-bench";
 const GOAL_FIRST_PAINT_MS = 1500;
 const GOAL_FPS = 30;
 const LONG_FRAME_MS = 50;
 const J_STEPS = 50;
-const VIEWPORT = { width: 1600, height: 1000 };
-const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-quic", "--no-first-run"];
+export const VIEWPORT = { width: 1600, height: 1000 };
+export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-quic", "--no-first-run"];
 
 interface BenchCase {
   label: string;
@@ -101,7 +101,7 @@ interface RunResult {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function quantile(xs: number[], q: number): number {
+export function quantile(xs: number[], q: number): number {
   if (xs.length === 0) return NaN;
   const s = [...xs].sort((a, b) => a - b);
   const pos = (s.length - 1) * q;
@@ -109,7 +109,7 @@ function quantile(xs: number[], q: number): number {
   const hi = Math.ceil(pos);
   return s[lo] + (s[hi] - s[lo]) * (pos - lo);
 }
-const median = (xs: number[]) => quantile(xs, 0.5);
+export const median = (xs: number[]) => quantile(xs, 0.5);
 const med = (xs: Array<number | null>) => {
   const v = xs.filter((x): x is number => typeof x === "number" && Number.isFinite(x));
   return v.length ? median(v) : null;
@@ -170,7 +170,7 @@ function runLogged(cmd: string, args: string[], env: NodeJS.ProcessEnv, log: str
 // ---------------------------------------------------------------------------------------------
 // build and server
 
-async function ensureBuild(tmp: string): Promise<string> {
+export async function ensureBuild(tmp: string): Promise<string> {
   const buildId = path.join(ROOT, DIST, "BUILD_ID");
   const sources = ["app", "components", "lib", "next.config.mjs", "package.json", "package-lock.json", "postcss.config.mjs"].map((p) => path.join(ROOT, p));
   const newest = Math.max(...sources.map(newestMtime));
@@ -189,13 +189,13 @@ async function ensureBuild(tmp: string): Promise<string> {
   return `rebuilt in ${((performance.now() - t0) / 1000).toFixed(1)} s`;
 }
 
-interface Server {
+export interface Server {
   url: string;
   child: ChildProcess;
   log: string;
 }
 
-async function startServer(tmp: string, databaseUrl: string): Promise<Server> {
+export async function startServer(tmp: string, databaseUrl: string): Promise<Server> {
   const port = process.env.BENCH_PORT ? Number(process.env.BENCH_PORT) : await freePort();
   const log = path.join(tmp, "server.log");
   const fd = openSync(log, "w");
@@ -239,7 +239,7 @@ function killGroup(s: Server, sig: NodeJS.Signals) {
   }
 }
 
-async function stopServer(s: Server): Promise<void> {
+export async function stopServer(s: Server): Promise<void> {
   if (!servers.delete(s)) return;
   const gone = new Promise<void>((r) => (s.child.exitCode !== null || s.child.signalCode !== null ? r() : s.child.once("exit", () => r())));
   killGroup(s, "SIGTERM");
@@ -461,13 +461,13 @@ async function measureWalk(page: Page, c: BenchCase): Promise<{ meanMs: number |
 }
 
 /** The account the benchmark browses as: case pages need a signed-in user (researcher role). */
-const BENCH_USER = { email: "bench-researcher@symtrace.local", password: "bench-password-1" };
+export const BENCH_USER = { email: "bench-researcher@symtrace.local", password: "bench-password-1" };
 
 /**
  * Sign the browser context in through better-auth's email endpoint (its session cookie is shared by
  * the context's pages). Throws with the server's answer when sign-in fails.
  */
-async function signInContext(context: BrowserContext, baseUrl: string): Promise<void> {
+export async function signInContext(context: BrowserContext, baseUrl: string): Promise<void> {
   const r = await context.request.post(`${baseUrl}/api/auth/sign-in/email`, { data: BENCH_USER, headers: { origin: baseUrl } });
   if (!r.ok()) throw new Error(`bench sign-in as ${BENCH_USER.email} failed: HTTP ${r.status()} ${await r.text()}`);
 }

@@ -5,7 +5,8 @@
  *
  * Smoke sizes: 20 gold-sized bundles + a 201-node bundle (import), 1 browser run per case and the
  * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay), 400- and
- * 2,000-node traces (suspicious-node detection), 5,120 spans (OTLP receiver).
+ * 2,000-node traces (suspicious-node detection), 5,120 spans (OTLP receiver), one 6,402-node trace
+ * (big-trace benchmark, BENCH_BIG_SIZES).
  */
 export const SMOKE = process.env.BENCH_SMOKE === "1";
 
@@ -19,6 +20,7 @@ if (SMOKE) {
     BENCH_REPLAY_CALLS: "30",
     BENCH_SYMPTOMS_SIZES: "400,2000",
     BENCH_OTLP_SPANS: "5120",
+    BENCH_BIG_SIZES: "6402",
   };
   for (const [k, v] of Object.entries(defaults)) process.env[k] ??= v;
 }

@@ -23,6 +23,9 @@
  * its own temp db and production build); BENCH_INSPECTOR=0 skips it.
  * The OTLP/HTTP receiver benchmark (scripts/bench-otlp.ts: sustained spans/s into SQLite through a
  * receiver process, batches of 512 spans, goal >= 20,000 spans/s); BENCH_OTLP=0 skips it.
+ * Last, the big-trace benchmark
+ * (scripts/bench-bigtrace.ts, issue 16: import rate and peak memory, first node, click -> panel, pan
+ * at full zoom-out and tab heap at 20k, 100k and 1M nodes; smoke: 6,402); BENCH_BIGTRACE=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -39,6 +42,7 @@ import { runAgreementBench } from "./bench-agreement";
 import { runReplayBench } from "./bench-replay";
 import { runSymptomsBench } from "./bench-symptoms";
 import { runOtlpBench } from "./bench-otlp";
+import { runBigTraceBench } from "./bench-bigtrace";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -168,6 +172,7 @@ main()
   .then(() => (process.env.BENCH_REPLAY === "0" ? undefined : runReplayBench()))
   .then(() => (process.env.BENCH_OTLP === "0" ? undefined : runOtlpBench()))
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
+  .then(() => (process.env.BENCH_BIGTRACE === "0" ? undefined : runBigTraceBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);

@@ -3,6 +3,7 @@
 import { useCallback, useMemo, useState } from "react";
 import { expandGraph, type CompactGraph } from "@/lib/layout";
 import { Inspector, type SideTab } from "@/components/trace/inspector";
+import { BigInspector, type BigTraceProps } from "@/components/trace/big-inspector";
 import type { SymptomLayer } from "@/lib/symptoms";
 import { ReplayDialog } from "@/components/replay/replay-dialog";
 import { ReplayRuns } from "@/components/replay/replay-runs";
@@ -21,6 +22,7 @@ export type WorkbenchMode = "view" | "annotate" | "adjudicate";
 export function CaseWorkbench({
   bundleId,
   graph,
+  big = null,
   initialNodeId,
   mode,
   own,
@@ -33,6 +35,8 @@ export function CaseWorkbench({
   bundleId: string;
   /** The event-dependency graph in its compact wire form (lib/layout/compact.ts). */
   graph: CompactGraph;
+  /** A large case (issue 16): shown in windows by BigInspector; `graph` is then empty. */
+  big?: BigTraceProps | null;
   initialNodeId: string | null;
   mode: WorkbenchMode;
   own: OwnAnnotation | null;
@@ -102,6 +106,18 @@ export function CaseWorkbench({
   const canQuote = (mode === "annotate" && initialDraft.status !== "submitted") || mode === "adjudicate";
   return (
     <>
+    {big ? (
+      <BigInspector
+        bundleId={bundleId}
+        big={big}
+        sideTabs={tabs}
+        marks={marks}
+        onQuote={canQuote ? onQuote : undefined}
+        evidence={fields.evidence}
+        onReplay={canReplay ? setReplayNode : undefined}
+        defaultTab={mode === "annotate" ? "annotate" : mode === "adjudicate" ? "adjudicate" : "node"}
+      />
+    ) : (
     <Inspector
       bundleId={bundleId}
       nodes={nodes}
@@ -115,6 +131,7 @@ export function CaseWorkbench({
       defaultTab={mode === "annotate" ? "annotate" : mode === "adjudicate" ? "adjudicate" : "node"}
       symptoms={symptoms}
     />
+    )}
     {replayNode ? (
       <ReplayDialog
         caseKey={caseKey}

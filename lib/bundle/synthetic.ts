@@ -29,7 +29,7 @@
  * Every 17th turn (t % 17 == 16) the tool fails: tool_result_t has status "error" and
  * error `{type, message}`, and the tool record's response carries the same error.
  */
-import { buildBundle, type NodeDraft, type RecordDraft } from "./build";
+import { buildBundle, type BundleDraft, type NodeDraft, type RecordDraft } from "./build";
 import type { BundleEdge, ReplayBundle } from "./schema";
 
 export interface SyntheticBundleOptions {
@@ -74,15 +74,25 @@ const WORDS = (
 const TOOLS = ["web_search", "browse", "run_python", "read_file"] as const;
 const HOSTS = ["en.wikipedia.org", "w.potashmarkets.com", "maps.example.org", "docs.python.org", "github.com"];
 
+/** The parts of a synthetic bundle, produced turn by turn (see {@link syntheticParts}). */
+export interface SyntheticParts {
+  header: Pick<BundleDraft, "id" | "task" | "initialState" | "config" | "outcome">;
+  /** One item per turn (plus a first one for the task node and a last one for the final node). */
+  chunks: Generator<{ nodes: NodeDraft[]; edges: BundleEdge[]; records: RecordDraft[] }>;
+}
+
 /**
- * Build a valid synthetic bundle (see the module comment for the exact shape and counts).
- * @throws Error when turns < 1 or agents is empty; BundleValidationError would mean a bug here
+ * The synthetic bundle's header and a generator of its nodes, edges and records, turn by turn,
+ * so that a bundle of any size can be written without holding it (`writeSyntheticBundleFile`).
+ * Same PRNG draws in the same order as {@link syntheticBundle}, which collects them.
+ * @param opts.historyTurns previous turns an llm request carries (default 3; 0 for lighter records)
  */
-export function syntheticBundle(opts: SyntheticBundleOptions): ReplayBundle {
+export function syntheticParts(opts: SyntheticBundleOptions & { historyTurns?: number }): SyntheticParts {
   const turns = Math.floor(opts.turns);
   if (!(turns >= 1)) throw new Error(`syntheticBundle: turns must be >= 1, got ${opts.turns}`);
   const agents = opts.agents && opts.agents.length ? opts.agents : [...DEFAULT_AGENTS];
   const withTask = opts.taskNode ?? true;
+  const historyTurns = opts.historyTurns ?? HISTORY_TURNS;
   const rand = prng(opts.seed ?? 1);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
   const sentence = (minWords: number, maxWords: number): string => {
@@ -96,125 +106,151 @@ export function syntheticBundle(opts: SyntheticBundleOptions): ReplayBundle {
 
   const prompt = `Synthetic task ${opts.id}: ${sentence(18, 30)}`;
   const system = `You are the ${agents.join(", ")} team solving web tasks. Answer precisely; cite the page you used.`;
+  // The answer is drawn after all turns: the header's task.reference and outcome are filled then.
+  const header: SyntheticParts["header"] = {
+    id: opts.id,
+    task: { id: `synthetic-${opts.seed ?? 1}`, benchmark: "synthetic", split: "bench", prompt, startUrls: [], reference: { expected: [] as string[] } },
+    initialState: {},
+    config: { mas: "synthetic", masVersion: "1", model: MODEL, temperature: 0, replay: { normalization: "openai-chat-v1" } },
+    outcome: { passed: (opts.seed ?? 1) % 3 === 0, evaluator: "synthetic", details: {} },
+  };
+
+  function* chunks(): Generator<{ nodes: NodeDraft[]; edges: BundleEdge[]; records: RecordDraft[] }> {
+    const history: Array<{ role: string; name?: string; content: string }> = [];
+    if (withTask) {
+      yield { nodes: [{ id: "task_0000", type: "message", agent: "User", label: "task", content: { role: "user", text: prompt } }], edges: [], records: [] };
+    }
+    let prevAction: string | null = null;
+    let prevResult: string | null = null;
+    let lastAgent = agents[0];
+    for (let t = 0; t < turns; t++) {
+      const nodes: NodeDraft[] = [];
+      const edges: BundleEdge[] = [];
+      const records: RecordDraft[] = [];
+      const agent = agents[t % agents.length];
+      lastAgent = agent;
+      const p = pad(t);
+      const llmId = `llm_call_${p}`;
+      const actId = `agent_action_${p}`;
+      const callId = `tool_call_${p}`;
+      const resId = `tool_result_${p}`;
+
+      // llm_call: the request carries the system prompt, the task and the last few turns.
+      const thought = sentence(25, 45);
+      const messages = [
+        { role: "system", content: system },
+        { role: "user", content: prompt },
+        ...(historyTurns > 0 ? history.slice(-2 * historyTurns) : []),
+      ];
+      const llmResponse = { choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: thought } }] };
+      nodes.push({
+        id: llmId,
+        type: "llm_call",
+        agent,
+        label: `${agent} thinks`,
+        content: { model: MODEL, messageCount: messages.length, response: thought, usage: { promptTokens: 180 + 40 * messages.length, completionTokens: 60 } },
+      });
+      records.push({
+        nodeId: llmId,
+        boundary: "llm",
+        request: { model: MODEL, messages, temperature: 0 },
+        response: llmResponse,
+        meta: { latencyMs: 400 + Math.floor(rand() * 1200), model: MODEL },
+      });
+
+      // agent_action: what the agent decided.
+      const tool = pick(TOOLS);
+      const host = pick(HOSTS);
+      const args: Record<string, unknown> =
+        tool === "web_search"
+          ? { query: sentence(5, 9).slice(0, -1).toLowerCase(), maxResults: 5 }
+          : tool === "browse"
+            ? { url: `https://${host}/${pick(WORDS)}/${pick(WORDS)}-${t}` }
+            : tool === "run_python"
+              ? { code: `rows = load("${pick(WORDS)}.csv")\nprint(len([r for r in rows if r.price < 15]))  # turn ${t}` }
+              : { path: `/workspace/${pick(WORDS)}_${t}.txt` };
+      const actionText = `${agent}: ${sentence(12, 24)} Calling ${tool}.`;
+      nodes.push({
+        id: actId,
+        type: "agent_action",
+        agent,
+        label: actionText.slice(0, 60),
+        content: { text: actionText, plan: [sentence(4, 8), sentence(4, 8)], nextTool: tool },
+      });
+
+      // tool_call / tool_result.
+      const failed = t % FAIL_EVERY === FAIL_EVERY - 1;
+      nodes.push({ id: callId, type: "tool_call", agent, label: tool, content: { name: tool, arguments: args } });
+      const error = failed ? { type: "ToolTimeoutError", message: `${tool} did not answer within 30 s (${host})` } : null;
+      const observation = failed
+        ? { status: "error", error }
+        : {
+            status: "success",
+            http_status: 200,
+            url: `https://${host}/`,
+            title: sentence(3, 7),
+            text: `${sentence(30, 50)} ${sentence(20, 35)}`,
+          };
+      nodes.push({
+        id: resId,
+        type: "tool_result",
+        agent,
+        label: failed ? "error" : "success",
+        content: observation,
+        status: failed ? "error" : "success",
+        ...(failed ? { error } : {}),
+      });
+      records.push({ nodeId: callId, boundary: "tool", request: { name: tool, arguments: args }, response: observation });
+
+      // Edges of this turn, then the ones linking it to the previous turn.
+      if (t === 0 && withTask) edges.push({ from: "task_0000", to: llmId, kind: "data" });
+      if (prevResult && prevAction) {
+        edges.push({ from: prevResult, to: llmId, kind: "control" });
+        edges.push({ from: prevAction, to: llmId, kind: "data" });
+      }
+      edges.push({ from: llmId, to: actId, kind: "data" });
+      edges.push({ from: actId, to: callId, kind: "data" });
+      edges.push({ from: callId, to: resId, kind: "data" });
+
+      if (historyTurns > 0) {
+        history.push({ role: "assistant", name: agent, content: thought });
+        history.push({ role: "user", name: `${tool}_result`, content: JSON.stringify(observation).slice(0, 400) });
+        if (history.length > 4 * historyTurns) history.splice(0, history.length - 2 * historyTurns);
+      }
+      prevAction = actId;
+      prevResult = resId;
+      yield { nodes, edges, records };
+    }
+
+    const answer = sentence(10, 20);
+    (header.task.reference as { expected: string[] }).expected.push(answer);
+    yield {
+      nodes: [{ id: "final_result", type: "final_result", agent: lastAgent, label: "final answer", content: { answer, turns } }],
+      edges: [
+        { from: prevResult as string, to: "final_result", kind: "control" },
+        { from: prevAction as string, to: "final_result", kind: "data" },
+      ],
+      records: [],
+    };
+  }
+  return { header, chunks: chunks() };
+}
+
+/**
+ * Build a valid synthetic bundle (see the module comment for the exact shape and counts).
+ * @throws Error when turns < 1 or agents is empty; BundleValidationError would mean a bug here
+ */
+export function syntheticBundle(opts: SyntheticBundleOptions): ReplayBundle {
+  const { header, chunks } = syntheticParts(opts);
   const nodes: NodeDraft[] = [];
   const edges: BundleEdge[] = [];
   const records: RecordDraft[] = [];
-  const history: Array<{ role: string; name?: string; content: string }> = [];
-
-  if (withTask) {
-    nodes.push({ id: "task_0000", type: "message", agent: "User", label: "task", content: { role: "user", text: prompt } });
+  for (const c of chunks) {
+    nodes.push(...c.nodes);
+    edges.push(...c.edges);
+    records.push(...c.records);
   }
-
-  let prevAction: string | null = null;
-  let prevResult: string | null = null;
-  let lastAgent = agents[0];
-  for (let t = 0; t < turns; t++) {
-    const agent = agents[t % agents.length];
-    lastAgent = agent;
-    const p = pad(t);
-    const llmId = `llm_call_${p}`;
-    const actId = `agent_action_${p}`;
-    const callId = `tool_call_${p}`;
-    const resId = `tool_result_${p}`;
-
-    // llm_call: the request carries the system prompt, the task and the last few turns.
-    const thought = sentence(25, 45);
-    const messages = [
-      { role: "system", content: system },
-      { role: "user", content: prompt },
-      ...history.slice(-2 * HISTORY_TURNS),
-    ];
-    const llmResponse = { choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: thought } }] };
-    nodes.push({
-      id: llmId,
-      type: "llm_call",
-      agent,
-      label: `${agent} thinks`,
-      content: { model: MODEL, messageCount: messages.length, response: thought, usage: { promptTokens: 180 + 40 * messages.length, completionTokens: 60 } },
-    });
-    records.push({
-      nodeId: llmId,
-      boundary: "llm",
-      request: { model: MODEL, messages, temperature: 0 },
-      response: llmResponse,
-      meta: { latencyMs: 400 + Math.floor(rand() * 1200), model: MODEL },
-    });
-
-    // agent_action: what the agent decided.
-    const tool = pick(TOOLS);
-    const host = pick(HOSTS);
-    const args: Record<string, unknown> =
-      tool === "web_search"
-        ? { query: sentence(5, 9).slice(0, -1).toLowerCase(), maxResults: 5 }
-        : tool === "browse"
-          ? { url: `https://${host}/${pick(WORDS)}/${pick(WORDS)}-${t}` }
-          : tool === "run_python"
-            ? { code: `rows = load("${pick(WORDS)}.csv")\nprint(len([r for r in rows if r.price < 15]))  # turn ${t}` }
-            : { path: `/workspace/${pick(WORDS)}_${t}.txt` };
-    const actionText = `${agent}: ${sentence(12, 24)} Calling ${tool}.`;
-    nodes.push({
-      id: actId,
-      type: "agent_action",
-      agent,
-      label: actionText.slice(0, 60),
-      content: { text: actionText, plan: [sentence(4, 8), sentence(4, 8)], nextTool: tool },
-    });
-
-    // tool_call / tool_result.
-    const failed = t % FAIL_EVERY === FAIL_EVERY - 1;
-    nodes.push({ id: callId, type: "tool_call", agent, label: tool, content: { name: tool, arguments: args } });
-    const error = failed ? { type: "ToolTimeoutError", message: `${tool} did not answer within 30 s (${host})` } : null;
-    const observation = failed
-      ? { status: "error", error }
-      : {
-          status: "success",
-          http_status: 200,
-          url: `https://${host}/`,
-          title: sentence(3, 7),
-          text: `${sentence(30, 50)} ${sentence(20, 35)}`,
-        };
-    nodes.push({
-      id: resId,
-      type: "tool_result",
-      agent,
-      label: failed ? "error" : "success",
-      content: observation,
-      status: failed ? "error" : "success",
-      ...(failed ? { error } : {}),
-    });
-    records.push({ nodeId: callId, boundary: "tool", request: { name: tool, arguments: args }, response: observation });
-
-    // Edges of this turn, then the ones linking it to the previous turn.
-    if (t === 0 && withTask) edges.push({ from: "task_0000", to: llmId, kind: "data" });
-    if (prevResult && prevAction) {
-      edges.push({ from: prevResult, to: llmId, kind: "control" });
-      edges.push({ from: prevAction, to: llmId, kind: "data" });
-    }
-    edges.push({ from: llmId, to: actId, kind: "data" });
-    edges.push({ from: actId, to: callId, kind: "data" });
-    edges.push({ from: callId, to: resId, kind: "data" });
-
-    history.push({ role: "assistant", name: agent, content: thought });
-    history.push({ role: "user", name: `${tool}_result`, content: JSON.stringify(observation).slice(0, 400) });
-    prevAction = actId;
-    prevResult = resId;
-  }
-
-  const answer = sentence(10, 20);
-  nodes.push({ id: "final_result", type: "final_result", agent: lastAgent, label: "final answer", content: { answer, turns } });
-  edges.push({ from: prevResult as string, to: "final_result", kind: "control" });
-  edges.push({ from: prevAction as string, to: "final_result", kind: "data" });
-
-  return buildBundle({
-    id: opts.id,
-    task: { id: `synthetic-${opts.seed ?? 1}`, benchmark: "synthetic", split: "bench", prompt, startUrls: [], reference: { expected: [answer] } },
-    initialState: {},
-    config: { mas: "synthetic", masVersion: "1", model: MODEL, temperature: 0, replay: { normalization: "openai-chat-v1" } },
-    nodes,
-    edges,
-    records,
-    outcome: { passed: (opts.seed ?? 1) % 3 === 0, evaluator: "synthetic", details: {} },
-  });
+  return buildBundle({ ...header, nodes, edges, records });
 }
 
 /**

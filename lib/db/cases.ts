@@ -92,6 +92,8 @@ export async function importCase(
 
   const position = new Map(b.order.map((id, i) => [id, i] as const));
   const agents = new Set(b.graph.nodes.map((n) => n.agent).filter((a): a is string => !!a));
+  const agentOf = new Map(b.graph.nodes.map((n) => [n.id, n.agent ?? null] as const));
+  const lanes = [...new Set(b.order.map((id) => agentOf.get(id) ?? null))];
   const caseData = {
     bundleId: b.id,
     format: b.format,
@@ -112,6 +114,7 @@ export async function importCase(
     edgeCount: b.graph.edges.length,
     recordCount: b.records.length,
     agentCount: agents.size,
+    lanesJson: JSON.stringify(lanes),
   };
 
   const caseId = await db.$transaction(
@@ -398,6 +401,11 @@ async function nodeTimings(db: Db, caseId: string): Promise<Map<string, NodeTimi
  * @param o.q at least 1 non-blank character; at most `limit` ids (default 5,000)
  */
 export async function searchCaseNodes(db: Db, o: { caseId: string; q: string; limit?: number }): Promise<string[]> {
+  return (await searchCaseNodePositions(db, o)).map((r) => r.nodeId);
+}
+
+/** Same as {@link searchCaseNodes}, with each match's position in the observed order (the windowed inspector jumps there). */
+export async function searchCaseNodePositions(db: Db, o: { caseId: string; q: string; limit?: number }): Promise<Array<{ nodeId: string; orderIndex: number }>> {
   const q = o.q.trim();
   if (!q) return [];
   const mode = isPg(db) ? { mode: "insensitive" as const } : {};
@@ -416,13 +424,13 @@ export async function searchCaseNodes(db: Db, o: { caseId: string; q: string; li
       ],
     },
     orderBy: { orderIndex: "asc" },
-    select: { nodeId: true, agent: true, label: true, contentJson: lit.needsRecheck },
+    select: { nodeId: true, orderIndex: true, agent: true, label: true, contentJson: lit.needsRecheck },
     take: o.limit ?? 5000,
   });
   const escapedQ = JSON.stringify(q).slice(1, -1);
   return rows
     .filter((r) => !lit.needsRecheck || [r.nodeId, r.agent, r.label, r.contentJson].some((h) => includesCi(h as string | null, q) || includesCi(h as string | null, escapedQ)))
-    .map((r) => r.nodeId);
+    .map((r) => ({ nodeId: r.nodeId, orderIndex: r.orderIndex }));
 }
 
 /** A case's database id by bundle id, or null. */

@@ -9,3 +9,5 @@ export * from "./replay-runs";
 export * from "./experiments";
 export * from "./api-keys";
 export * from "./otlp";
+export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";
+export * from "./cases-window";

@@ -15,7 +15,7 @@ export * from "./types";
 export { importBundleFile, importBundleValue, isBundleFile } from "./bundle";
 export { importWhoWhen, isWhoWhenRecord } from "./who-and-when";
 export { importMad, isMadFile } from "./mad";
-export { importOtel, isLangfuseTraceExport, isOtlpJson } from "./otel";
+export { importOtel, importOtelValue, isLangfuseTraceExport, isOtlpJson } from "./otel";
 export { benchmarkKey, canonicalBenchmark, KNOWN_BENCHMARK_NAMES } from "./benchmark-name";
 
 export const IMPORT_FORMATS = ["auto", "bundle", "whowhen", "mad", "otel"] as const;

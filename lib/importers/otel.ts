@@ -34,17 +34,24 @@ export { OTEL_NORMALIZATION, type OtelBundleSource } from "./otel-spans";
  *   file still import. A missing parent, a cycle, a skewed or open span only add warnings.
  */
 export function importOtel(text: string, opts: { fileName: string }): ImportFileResult {
-  const cases: ImportedCase[] = [];
-  const failures: ImportFailure[] = [];
   // int64 attributes and unix-nano times written as JSON numbers keep every digit.
   const parsed = parseImportText(text, opts.fileName, { allowNaN: true, bigIntsAsStrings: true });
   if ("result" in parsed) return parsed.result;
-  const value = parsed.value;
+  return importOtelValue(parsed.value, { fileName: opts.fileName, traceSha256: () => sha256Hex(text) });
+}
 
+/**
+ * Same as {@link importOtel}, for an already-parsed value (the streaming reader of large files,
+ * lib/bundle `readJsonFileValue`, with unsafe integers kept as strings).
+ * @param opts.traceSha256 sha256 (hex) of the file's bytes, or a function computing it (Langfuse only)
+ */
+export function importOtelValue(value: unknown, opts: { fileName: string; traceSha256: string | (() => string) }): ImportFileResult {
+  const cases: ImportedCase[] = [];
+  const failures: ImportFailure[] = [];
   if (isLangfuseTraceExport(value)) {
     const { trace, errors } = langfuseToTrace(value as Record<string, unknown>, {
       fileName: opts.fileName,
-      traceSha256: sha256Hex(text),
+      traceSha256: typeof opts.traceSha256 === "function" ? opts.traceSha256() : opts.traceSha256,
     });
     if (!trace) {
       const id = isRec(value) && isRec(value.trace) && typeof value.trace.id === "string" ? value.trace.id : null;

@@ -4,11 +4,36 @@
  * is stored in its own transaction (lib/db importCase), so a bad file or record is reported and
  * skipped while the others import, and nothing of a failed case is written.
  */
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import path from "node:path";
-import { importText, type ImportFormat, type ImportWarningKind } from "../importers";
-import { importCase, type Db } from "../db";
+import { JsonStreamError, readJsonFileValue, streamBundleFile } from "../bundle";
+import { importOtelValue, importText, type ImportFileResult, type ImportFormat, type ImportWarningKind } from "../importers";
+import { importCase, importCaseStream, StreamedBundleInvalidError, type Db } from "../db";
 import { isBusyError } from "../db/url";
+
+/**
+ * Files at least this large are read as a stream (SYMTRACE_IMPORT_STREAM_MB, default 64): bundles
+ * are validated, hashed and written in batches without being held in memory; OTLP/JSON and
+ * Langfuse files are parsed without one string of the file's size (past the ~512 MB limit of a
+ * JavaScript string). Other formats are read whole up to {@link MAX_IN_MEMORY_BYTES}.
+ */
+export function streamThresholdBytes(): number {
+  const mb = Number(process.env.SYMTRACE_IMPORT_STREAM_MB ?? 64);
+  return Number.isFinite(mb) && mb >= 0 ? mb * 2 ** 20 : 64 * 2 ** 20;
+}
+
+/** Past this a file cannot be one JavaScript string (V8: 2^29 - 24 characters). */
+export const MAX_IN_MEMORY_BYTES = 2 ** 29 - 24;
+
+/** Progress of a streamed file (for the CLI's progress line). */
+export interface ImportProgress {
+  file: string;
+  bytes: number;
+  totalBytes: number;
+  /** Nodes read so far (bundles only; 0 for OTel files). */
+  nodes: number;
+  elapsedMs: number;
+}
 
 export interface ImportReport {
   imported: number;
@@ -53,7 +78,14 @@ const NOT_TRACES = /"format"\s*:\s*"symtrace\.(annotations|agreement)\//;
 export async function importPaths(
   db: Db,
   paths: string[],
-  opts: { format?: ImportFormat; actorId?: string | null } = {},
+  opts: {
+    format?: ImportFormat;
+    actorId?: string | null;
+    /** Stream files of at least this many bytes (default {@link streamThresholdBytes}). */
+    streamMinBytes?: number;
+    /** Called about every 0.5 s while a streamed file is read. */
+    onProgress?: (p: ImportProgress) => void;
+  } = {},
 ): Promise<ImportReport> {
   const report: ImportReport = {
     imported: 0,
@@ -72,7 +104,19 @@ export async function importPaths(
       report.failed.push({ file: p, errors: [{ path: "$", message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }] });
     }
   }
+  const streamMin = opts.streamMinBytes ?? streamThresholdBytes();
   for (const file of files) {
+    let size = 0;
+    try {
+      size = statSync(file).size;
+    } catch (e) {
+      report.failed.push({ file, errors: [{ path: "$", message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }] });
+      continue;
+    }
+    if (size >= streamMin) {
+      const done = await importLargeFile(db, file, size, opts, report);
+      if (done) continue;
+    }
     let text: string;
     try {
       text = readFileSync(file, "utf8");
@@ -85,6 +129,14 @@ export async function importPaths(
       continue;
     }
     const res = importText(text, file, opts.format ?? "auto");
+    await storeResult(db, file, res, opts, report);
+  }
+  return report;
+}
+
+/** Store the cases of one file's import result and record its failures and warnings. */
+async function storeResult(db: Db, file: string, res: ImportFileResult, opts: { actorId?: string | null }, report: ImportReport): Promise<void> {
+  {
     for (const f of res.failures) {
       // `where` is the file name, optionally followed by "#<record>"
       const hash = f.where.indexOf("#");
@@ -106,5 +158,96 @@ export async function importPaths(
       }
     }
   }
-  return report;
+}
+
+/** The first `n` bytes of a file as text (format detection without reading it all). */
+function head(file: string, n = 65536): string {
+  const fd = openSync(file, "r");
+  try {
+    const buf = Buffer.alloc(n);
+    const got = readSync(fd, buf, 0, n, 0);
+    return buf.subarray(0, got).toString("utf8");
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const BUNDLE_HEAD = /"format"\s*:\s*"symtrace\.bundle\//;
+const OTEL_HEAD = /"resourceSpans"\s*:|"observations"\s*:/;
+
+/**
+ * Import one large file through the streaming readers. Bundles: validated, hashed and written
+ * in batches in one transaction (lib/db importCaseStream). OTLP/JSON and Langfuse: parsed as a
+ * stream into a value (no file-sized string), then mapped as usual.
+ * @returns false when the file is left to the in-memory path (another format, small enough)
+ */
+async function importLargeFile(
+  db: Db,
+  file: string,
+  size: number,
+  opts: { format?: ImportFormat; actorId?: string | null; onProgress?: (p: ImportProgress) => void },
+  report: ImportReport,
+): Promise<boolean> {
+  const fmt = opts.format ?? "auto";
+  let start = "";
+  try {
+    start = head(file);
+  } catch (e) {
+    report.failed.push({ file, errors: [{ path: "$", message: `cannot read: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}` }] });
+    return true;
+  }
+  if (fmt === "auto" && NOT_TRACES.test(start.slice(0, 200))) {
+    report.ignored.push(file);
+    return true;
+  }
+  const t0 = Date.now();
+  let last = 0;
+  const progress = (bytes: number, totalBytes: number, nodes: number) => {
+    const now = Date.now();
+    if (!opts.onProgress || (now - last < 500 && bytes < totalBytes)) return;
+    last = now;
+    opts.onProgress({ file, bytes, totalBytes, nodes, elapsedMs: now - t0 });
+  };
+  const isBundle = fmt === "bundle" || (fmt === "auto" && BUNDLE_HEAD.test(start));
+  const isOtel = fmt === "otel" || (fmt === "auto" && !isBundle && OTEL_HEAD.test(start));
+  if (isBundle) {
+    try {
+      const r = await importCaseStream(db, (sink) => streamBundleFile(file, sink, { onProgress: progress }), {
+        actorId: opts.actorId,
+        fileName: path.basename(file),
+      });
+      report[r.status] += 1;
+      report.cases.push({ bundleId: String(r.result.header.id), caseId: r.caseId, status: r.status });
+    } catch (e) {
+      if (isBusyError(e)) throw e;
+      if (e instanceof StreamedBundleInvalidError) {
+        const errors = e.issues.map((i) => ({ path: i.path, message: i.message }));
+        if (e.moreIssues > 0) errors.push({ path: "$", message: `... and ${e.moreIssues} more issues not listed` });
+        report.failed.push({ file, errors });
+      } else {
+        report.failed.push({ file, errors: [{ path: "$", message: (e as Error).message }] });
+      }
+    }
+    return true;
+  }
+  if (isOtel) {
+    let parsed: { value: unknown; sha256: string | null };
+    try {
+      parsed = await readJsonFileValue(file, { bigIntsAsStrings: true, sha256: true, onProgress: (b, t) => progress(b, t, 0) });
+    } catch (e) {
+      report.failed.push({ file, errors: [{ path: "$", message: e instanceof JsonStreamError ? e.message : `cannot read: ${(e as Error).message}` }] });
+      return true;
+    }
+    const res = importOtelValue(parsed.value, { fileName: path.basename(file), traceSha256: parsed.sha256 ?? "" });
+    await storeResult(db, file, res, opts, report);
+    return true;
+  }
+  if (size > MAX_IN_MEMORY_BYTES) {
+    report.failed.push({
+      file,
+      errors: [{ path: "$", message: `file is ${size} bytes: past the ${MAX_IN_MEMORY_BYTES}-byte limit of the in-memory importers, and only replay bundles, OTLP/JSON and Langfuse exports are read as a stream (pass --format bundle|otel if it is one of those)` }],
+    });
+    return true;
+  }
+  return false;
 }

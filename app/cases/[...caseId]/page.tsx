@@ -3,9 +3,10 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
 import { bundleIdFromParam } from "@/lib/case-links";
-import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getDb, getOtlpTraceState, getOwnAnnotation, listQueue } from "@/lib/db";
+import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getCaseLanes, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
-import { compactGraph } from "@/lib/layout";
+import { BLOCK_ROWS, compactGraph } from "@/lib/layout";
+import type { BigTraceProps } from "@/components/trace/big-inspector";
 import { requireViewer } from "@/lib/session";
 import { CaseHeader } from "@/components/trace/case-header";
 import { OtlpTraceStatus } from "@/components/trace/otlp-status";
@@ -15,6 +16,16 @@ import { canReplay as canReplayCase } from "@/lib/services/replay-access";
 import { symptomLayerFor } from "@/lib/services/symptoms-case";
 
 export const dynamic = "force-dynamic";
+
+/**
+ * Cases with more nodes than this (SYMTRACE_WINDOWED_NODES, default 5,000) open in the windowed
+ * inspector (issue 16): the page carries the lanes and one window around the selected node,
+ * never the whole graph.
+ */
+function windowedFrom(): number {
+  const n = Number(process.env.SYMTRACE_WINDOWED_NODES ?? 5000);
+  return Number.isFinite(n) && n >= 0 ? n : 5000;
+}
 
 type Params = Promise<{ caseId: string[] }>;
 
@@ -29,8 +40,15 @@ export default async function CasePage({ params, searchParams }: { params: Param
   const db = getDb();
   const c = await getCaseByBundleId(db, { bundleId });
   if (!c) notFound();
-  const [graph, ann, queue] = await Promise.all([getCaseGraph(db, { caseId: c.id }), getCaseAnnotationsFor(db, viewer, { caseId: c.id }), listQueue(db, viewer)]);
-  const known = requested ? graph.nodes.some((n) => n.id === requested) : false;
+  const windowed = c.nodeCount > windowedFrom();
+  const [full, bigGraph, ann, queue] = await Promise.all([
+    windowed ? null : getCaseGraph(db, { caseId: c.id }),
+    windowed ? bigTrace(c.id, c.nodeCount, requested) : null,
+    getCaseAnnotationsFor(db, viewer, { caseId: c.id }),
+    listQueue(db, viewer),
+  ]);
+  const graph = full ?? { nodes: [], edges: [] };
+  const known = requested ? (bigGraph ? bigGraph.initial?.id === requested : graph.nodes.some((n) => n.id === requested)) : false;
 
   // Which side panel: annotate (assigned annotator), adjudicate (adjudicator, three submitted,
   // not finalized, not one of the annotators), else view.
@@ -40,7 +58,8 @@ export default async function CasePage({ params, searchParams }: { params: Param
   const canReplay = canReplayCase(viewer, ann.access);
   const ownFinal = mode === "adjudicate" ? await getOwnAnnotation(db, viewer, { caseId: c.id, kind: "final" }) : null;
   // Detector output is a label: null (no toggle) for an annotator before submitting, unless assisted.
-  const symptoms = await symptomLayerFor(db, viewer, c.id);
+  // (not for windowed cases: the layer is computed over the whole trace in one pass)
+  const symptoms = windowed ? null : await symptomLayerFor(db, viewer, c.id);
   const otlpState = await getOtlpTraceState(db, c.bundleId);
 
   const qi = queue.findIndex((q) => q.caseId === c.id);
@@ -90,7 +109,8 @@ export default async function CasePage({ params, searchParams }: { params: Param
         key={`${mode}:${ann.own?.status ?? "none"}:${ann.final?.id ?? ""}`}
         bundleId={c.bundleId}
         graph={compactGraph(graph.nodes, graph.edges)}
-        initialNodeId={known ? (requested as string) : (graph.nodes[0]?.id ?? null)}
+        big={bigGraph}
+        initialNodeId={known ? (requested as string) : (bigGraph ? (bigGraph.initial?.id ?? null) : (graph.nodes[0]?.id ?? null))}
         mode={mode}
         own={ann.own}
         ownFinal={ownFinal}
@@ -102,4 +122,17 @@ export default async function CasePage({ params, searchParams }: { params: Param
       {!ann.blind ? <ReferenceLabels bundleId={c.bundleId} labels={c.referenceLabels} /> : null}
     </div>
   );
+}
+
+/** The lanes and the window of whole blocks around the requested node (or the first) of a large case. */
+async function bigTrace(caseId: string, count: number, requested: string | undefined): Promise<BigTraceProps> {
+  const db = getDb();
+  const [lanes, at] = await Promise.all([getCaseLanes(db, { caseId }), requested ? locateNode(db, { caseId, nodeId: requested }) : Promise.resolve(null)]);
+  const row = at ?? 0;
+  const b = Math.floor(row / BLOCK_ROWS);
+  const from = Math.max(0, (b - 1) * BLOCK_ROWS);
+  const to = Math.min(count, (b + 2) * BLOCK_ROWS);
+  const window = await getGraphWindow(db, { caseId, from, to });
+  const node = window.nodes.find((n) => n.orderIndex === row) ?? window.nodes[0];
+  return { count, lanes, window, initial: node ? { id: node.id, orderIndex: node.orderIndex } : null };
 }

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { bundleIdFromParam } from "@/lib/case-links";
 import { viewerForRequest } from "@/lib/session";
-import { findCaseId, getDb, searchCaseNodes } from "@/lib/db";
+import { findCaseId, getDb, searchCaseNodePositions } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
 const querySchema = z.object({ q: z.string().max(500, "q: at most 500 characters") });
 
-/** GET /api/cases/<bundleId>/search?q=text → {nodeIds: [...]} in observed order. */
+/** GET /api/cases/<bundleId>/search?q=text → {nodeIds: [...], orderIndexes: [...]} in observed order (the positions let the windowed inspector jump to a match). */
 export async function GET(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
   const v = await viewerForRequest(req);
   if (v instanceof Response) return v;
@@ -17,5 +17,6 @@ export async function GET(req: Request, ctx: { params: Promise<{ caseId: string 
   const db = getDb();
   const caseId = await findCaseId(db, { bundleId });
   if (!caseId) return Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
-  return Response.json({ nodeIds: await searchCaseNodes(db, { caseId, q: parsed.data.q }) });
+  const found = await searchCaseNodePositions(db, { caseId, q: parsed.data.q });
+  return Response.json({ nodeIds: found.map((f) => f.nodeId), orderIndexes: found.map((f) => f.orderIndex) });
 }

@@ -1,0 +1,108 @@
+import { expect, test, type Page } from "@playwright/test";
+import { syntheticBundle, type ReplayBundle } from "../lib/bundle";
+import { createUser, seedBundle, signIn, type TestUser } from "./fixtures";
+
+/**
+ * Issue 16 item 4: a case over SYMTRACE_WINDOWED_NODES (5,000) opens in the windowed inspector.
+ * The page carries one window around the selected node; deep links, keyboard walk across window
+ * boundaries, parent/child jumps, search and the zoomed-out overview work on a 6,402-node case.
+ */
+let researcher: TestUser;
+let b: ReplayBundle;
+test.beforeAll(async () => {
+  researcher = await createUser(["researcher"]);
+  b = await seedBundle((id) => syntheticBundle({ id, turns: 1600, seed: 11 }));
+});
+test.beforeEach(async ({ page }) => {
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await signIn(page, researcher);
+});
+
+const graphNode = (page: Page, id: string) => page.getByTestId("big-graph").locator(`[data-node-id="${id}"]`);
+const panelShows = (page: Page, id: string) => expect(page.locator(`[data-testid=node-detail][data-node-id="${id}"]`)).toBeVisible();
+
+test("deep link far down the trace: only a window is loaded, the node is shown and detailed", async ({ page }) => {
+  expect(b.graph.nodes).toHaveLength(6402);
+  const target = "tool_result_1500";
+  const row = b.order.indexOf(target);
+  const html = await (await page.request.get(`/cases/${encodeURIComponent(b.id)}?node=${target}`)).text();
+  // the page carries a window, not the whole graph: the first and the last node are not in it
+  expect(html).toContain(target);
+  expect(html).not.toContain('"llm_call_0000"');
+  expect(html).not.toContain('"final_result"');
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${target}`);
+  await expect(page.getByTestId("inspector")).toHaveAttribute("data-windowed", "true");
+  await expect(graphNode(page, target)).toBeVisible();
+  await expect(graphNode(page, target)).toHaveAttribute("data-selected", "true");
+  await expect(graphNode(page, target)).toHaveAttribute("data-order-index", String(row));
+  await panelShows(page, target);
+});
+
+test("keyboard walk across a window boundary, parent/child jumps, clicks", async ({ page }) => {
+  // row 599 is the last of block 2; the page loads blocks 1..3 around row 500
+  const start = b.order[599];
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${start}`);
+  await expect(graphNode(page, start)).toHaveAttribute("data-selected", "true");
+  for (let i = 1; i <= 3; i++) {
+    await page.keyboard.press("j");
+    await expect(graphNode(page, b.order[599 + i])).toHaveAttribute("data-selected", "true");
+  }
+  await page.keyboard.press("k");
+  await expect(graphNode(page, b.order[601])).toHaveAttribute("data-selected", "true");
+  await expect(page).toHaveURL(new RegExp(`node=${b.order[601]}`));
+  // parent of llm_call_t is tool_result_{t-1} or agent_action_{t-1}: the first incoming edge in bundle order
+  const llm = "llm_call_1000";
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${llm}`);
+  await expect(graphNode(page, llm)).toHaveAttribute("data-selected", "true");
+  const parent = b.graph.edges.find((e) => e.to === llm)!.from;
+  await page.keyboard.press("p");
+  await expect(graphNode(page, parent)).toHaveAttribute("data-selected", "true");
+  await panelShows(page, parent);
+  const child = b.graph.edges.find((e) => e.from === parent)!.to;
+  await page.keyboard.press("c");
+  await expect(graphNode(page, child)).toHaveAttribute("data-selected", "true");
+  // a click selects and opens the panel
+  const other = b.order[b.order.indexOf(llm) + 2];
+  await graphNode(page, other).click();
+  await expect(graphNode(page, other)).toHaveAttribute("data-selected", "true");
+  await panelShows(page, other);
+});
+
+test("search jumps to a match outside the loaded windows; Fit shows the overview; a click on it zooms in there", async ({ page }) => {
+  await page.goto(`/cases/${encodeURIComponent(b.id)}`);
+  await expect(graphNode(page, b.order[0])).toBeVisible();
+  const search = page.getByLabel("Search in this trace");
+  await search.fill("tool_call_1444");
+  await expect(page.getByTestId("match-count")).toHaveText(/^\d+ match/);
+  await search.press("Enter");
+  await expect(graphNode(page, "tool_call_1444")).toHaveAttribute("data-selected", "true");
+  await panelShows(page, "tool_call_1444");
+
+  await page.keyboard.press("Escape");
+  await page.keyboard.press("f");
+  const graph = page.getByTestId("big-graph");
+  await expect(graph).toHaveAttribute("data-mode", "overview");
+  await expect(page.getByTestId("big-overview")).toBeVisible();
+  await expect(page.getByTestId("big-position")).toContainText(`of ${(6402).toLocaleString("en")}`);
+  // the overview's canvas has marks (the index arrived and was drawn)
+  await expect
+    .poll(async () =>
+      page.getByTestId("big-overview").evaluate((c) => {
+        const cv = c as HTMLCanvasElement;
+        const d = cv.getContext("2d")!.getImageData(0, 0, cv.width, cv.height).data;
+        let n = 0;
+        for (let i = 3; i < d.length; i += 4) if (d[i] > 0) n++;
+        return n;
+      }),
+    )
+    .toBeGreaterThan(1000);
+  // click three quarters down: the detail view opens around row ~4,800
+  await page.getByTestId("inspector").evaluate((el) => el.scrollIntoView({ block: "end" }));
+  const box = (await page.getByTestId("big-overview").boundingBox())!;
+  await page.mouse.click(box.x + 40, box.y + box.height * 0.75);
+  await expect(graph).toHaveAttribute("data-mode", "detail");
+  await expect(graph.locator("[data-testid=big-node]").first()).toBeVisible();
+  const rows = await graph.locator("[data-testid=big-node]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-order-index"))));
+  const mid = rows.reduce((a, r) => a + r, 0) / rows.length;
+  expect(Math.abs(mid - 0.75 * 6402)).toBeLessThan(200);
+});
