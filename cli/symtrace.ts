@@ -12,6 +12,7 @@
  *   detect <bundle-file|caseId|bundleId> [--judge]   (cli/detect.ts)
  *   detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]
  *   experiment run ... | experiment report <id|dir>   (cli/experiment.ts; exit 3: stopped at the budget cap)
+ *   repair-search <bundle> --upstream <url> ... --out <dir> [-- <command...>]   (cli/repair-search.ts: MARS search-based repair)
  *   release export --out <dir> [--format bundle|...] [filters]   (cli/release.ts)
  *   release import <dir>
  *
@@ -50,6 +51,7 @@ const USAGE = [
   "symtrace release import <dir>   (into an empty database; verifies checksums, then bundle hashes and agreement figures)",
   "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
   "symtrace experiment report <experiment id | out dir>",
+  "symtrace repair-search <bundle.json> --upstream <url> [--tool-upstream <url>] [--judge-upstream <url> [--judge-model M] | --judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--seed S] --out <dir> [-- <command...>]   (MARS search: one JSON object {best, iterations, nodes, calls, tokens}; writes tree.json and every node's bundle)",
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
@@ -365,6 +367,13 @@ async function main(argv: string[]): Promise<number> {
       print(r.output as Out);
       return r.code;
     }
+    case "repair-search": {
+      const { repairSearchCommand } = await import("./repair-search");
+      const r = await repairSearchCommand(args);
+      if (r.code === 2) throw new UsageError(((r.output as { errors: Array<{ message: string }> }).errors[0]?.message) ?? "bad usage");
+      print(r.output as Out);
+      return r.code;
+    }
     case "replay": {
       const { replayCommand } = await import("./replay");
       const r = await replayCommand(args);
@@ -373,7 +382,7 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import | repair-search <bundle> ...`,
       );
   }
 }

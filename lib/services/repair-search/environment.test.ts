@@ -2,7 +2,7 @@
  * The MARS environment over the replay core on the calibrated world (lib/testing/calibrated: a
  * seeded scripted model served as a LOCAL OpenAI-compatible endpoint; no real model). The action
  * selector and the LLM judge are a second LOCAL scripted OpenAI-compatible server
- * (lib/testing/scripted-openai) answering with tool calls / JSON verdicts by a fixed policy:
+ * (lib/testing/scripted-mars.ts) answering with tool calls / JSON verdicts by a fixed policy:
  * a finished trajectory → rollback to its 2nd checkpoint; stored guidance → guided_repair;
  * else continuation. Asserts that every tree node's bundle validates and that its prefix verified
  * (the parent's records up to the cut / all of them, unchanged), and the call accounting.
@@ -16,7 +16,8 @@ import { createSearch, runRepairSearch, type SearchState } from "../../repair-se
 import { buildCalibratedMas } from "../../testing/calibrated/fast-mas";
 import { recordCalibratedFailures, type RecordedFailure } from "../../testing/calibrated/record";
 import { startCalibratedWorld, type CalibratedWorld } from "../../testing/calibrated/world";
-import { messageText, startScriptedOpenAI, type ScriptedOpenAI } from "../../testing/scripted-openai";
+import type { ScriptedOpenAI } from "../../testing/scripted-openai";
+import { startScriptedMarsControl } from "../../testing/scripted-mars";
 import { createReplaySearchEnvironment, parseStateRef, trajectoryView } from "./environment";
 
 let recordWorld: CalibratedWorld;
@@ -26,30 +27,13 @@ let dir: string;
 let command: string[];
 let failure: RecordedFailure;
 
-/** The scripted selector + judge policy (module doc). */
-function scriptedControl(): Promise<ScriptedOpenAI> {
-  return startScriptedOpenAI({
-    respond(req) {
-      const user = messageText(req.messages.at(-1));
-      if (req.tools?.length) {
-        const cps = [...user.matchAll(/\[checkpoint ([^\]]+)\]/g)].map((m) => m[1]);
-        if (user.includes("(the run has ended")) return { toolCalls: [{ name: "rollback", arguments: { checkpoint: cps[Math.min(1, cps.length - 1)], guidance: "Look the item up with the lookup tool and use the tool's unit price." } }] };
-        if (!/\[Stored Fix Guidance\] none/.test(user)) return { toolCalls: [{ name: "guided_repair", arguments: { guidance: "" } }] };
-        return { toolCalls: [{ name: "continuation", arguments: {} }] };
-      }
-      const ended = user.includes("[final answer]");
-      return { content: JSON.stringify({ found_solution: false, detected_failure_mode: ended ? "FM 3.2" : "None", reasoning: ended ? "answer not verified" : "in progress", score: ended ? 0.6 : 0.5 }) };
-    },
-  });
-}
-
 beforeAll(async () => {
   process.env.SYMTRACE_QUIET = "1";
   dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-mars-env-"));
   command = buildCalibratedMas(dir);
   recordWorld = await startCalibratedWorld({ seed: 13, session: "record" });
   live = await startCalibratedWorld({ seed: 13, session: "live" });
-  control = await scriptedControl();
+  control = await startScriptedMarsControl();
   [failure] = (await recordCalibratedFailures(recordWorld, { count: 1, command })).failures;
 }, 180_000);
 afterAll(async () => {

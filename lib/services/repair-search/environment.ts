@@ -54,7 +54,7 @@ import type { RegisteredRunner } from "../runners";
 
 /** Where the judge's verdict comes from. */
 export type SearchJudgeConfig =
-  | { kind: "llm"; upstream: string; model: string; apiKey?: string }
+  | { kind: "llm"; upstream: string; model: string; apiKey?: string; seed?: string | number | null }
   | { kind: "command"; command: string };
 
 /** Configuration of a search environment. */
@@ -75,7 +75,12 @@ export interface ReplaySearchEnvOptions {
   env?: Record<string, string>;
   model?: string | null;
   /** The action selector's endpoint and model. */
-  selector: { upstream: string; model: string; apiKey?: string };
+  selector: { upstream: string; model: string; apiKey?: string; seed?: string | number | null };
+  /**
+   * When set, every rollout's MAS gets SYMTRACE_ATTEMPT_SEED = `<attemptSeed>-<node id>` (the
+   * calibrated world keys its draws on it; a different value per node keeps rollouts independent).
+   */
+  attemptSeed?: string | number | null;
   judge: SearchJudgeConfig;
   /** Per replay / call limit in ms (default 600000 for a replay, 120000 for a chat call). */
   timeoutMs?: number;
@@ -128,6 +133,16 @@ export function renderWithCheckpoints(b: ReplayBundle, checkpoints: readonly str
 export function feedbackText(v: JudgeVerdict | null): string {
   if (!v) return "none yet (this is the original failed run; it has not been evaluated)";
   return `Score: ${v.score}\nFailure mode: ${v.failureMode}\nFound solution: ${v.foundSolution}\nReasoning: ${v.feedback}`;
+}
+
+/** OpenAI's `seed` request field (an integer) from a CLI seed: numbers as they are, other text hashed. */
+function seedOf(seed: string | number | null | undefined): { seed?: number } {
+  if (seed === null || seed === undefined || seed === "") return {};
+  const n = Number(seed);
+  if (Number.isSafeInteger(n)) return { seed: n };
+  let h = 0;
+  for (const ch of String(seed)) h = (h * 31 + ch.charCodeAt(0)) | 0;
+  return { seed: Math.abs(h) };
 }
 
 const ZERO: Usage = { calls: 0, tokens: 0 };
@@ -198,6 +213,7 @@ export function createReplaySearchEnvironment(o: ReplaySearchEnvOptions): Replay
           ],
           tools: SELECTOR_TOOLS as unknown as OpenAI.Chat.Completions.ChatCompletionTool[],
           tool_choice: "required",
+          ...seedOf(o.selector.seed),
         },
         { signal: o.signal },
       );
@@ -229,7 +245,7 @@ export function createReplaySearchEnvironment(o: ReplaySearchEnvOptions): Replay
           command: o.command ?? null,
           runner: o.runner ?? null,
           cwd: o.cwd,
-          env: o.env,
+          env: o.attemptSeed === null || o.attemptSeed === undefined ? o.env : { ...o.env, SYMTRACE_ATTEMPT_SEED: `${o.attemptSeed}-${childId}` },
           maxLiveLlm: settings.l,
           newBundleId: `${o.searchId}/${childId}`,
           timeoutMs: o.timeoutMs,
@@ -268,18 +284,17 @@ export function createReplaySearchEnvironment(o: ReplaySearchEnvOptions): Replay
       }
       const fin = st.cut === null ? finalAnswer(view) : null;
       const trajectory = renderTrajectory(view) + (fin ? `\n[final answer] ${fin.text}` : "\n[the run has not ended yet]");
-      const r = await chatOnce(
-        o.judge.upstream,
-        {
-          model: o.judge.model,
-          temperature: JUDGE_TEMPERATURE,
-          messages: [
-            { role: "system", content: JUDGE_SYSTEM_PROMPT },
-            { role: "user", content: judgeUserMessage(o.task, trajectory) },
-          ],
-        },
-        { signal: o.signal, timeoutMs: o.timeoutMs ?? 120_000, apiKey: o.judge.apiKey },
-      );
+      // `seed` is sent as is (chatOnce passes the body through); typed apart to keep chatOnce's body narrow.
+      const body = {
+        model: o.judge.model,
+        temperature: JUDGE_TEMPERATURE,
+        ...seedOf(o.judge.seed),
+        messages: [
+          { role: "system" as const, content: JUDGE_SYSTEM_PROMPT },
+          { role: "user" as const, content: judgeUserMessage(o.task, trajectory) },
+        ],
+      };
+      const r = await chatOnce(o.judge.upstream, body, { signal: o.signal, timeoutMs: o.timeoutMs ?? 120_000, apiKey: o.judge.apiKey });
       return { verdict: parseJudgeReply(r.text), usage: { calls: 1, tokens: r.tokens.total } };
     },
   };
