@@ -14,6 +14,7 @@
  *   apikey create --name <n> | apikey list | apikey revoke <id|prefix>   (cli/otlp.ts)
  *   otlp flush [--trace <traceId>] | otlp status
  *   experiment run ... | experiment report <id|dir>   (cli/experiment.ts; exit 3: stopped at the budget cap)
+ *   repair-search <bundle> --upstream <url> ... --out <dir> [-- <command...>]   (cli/repair-search.ts: MARS search-based repair)
  *   release export --out <dir> [--format bundle|...] [filters]   (cli/release.ts)
  *   release import <dir>
  *
@@ -54,6 +55,7 @@ const USAGE = [
   "symtrace experiment report <experiment id | out dir>",
   "symtrace apikey create --name <name> | apikey list | apikey revoke <id|prefix>   (API keys for the OTLP/HTTP receiver; create prints {\"key\": ...} once)",
   "symtrace otlp flush [--trace <traceId>] | otlp status   (assemble received OTLP traces now / staging counts)",
+  "symtrace repair-search <bundle.json> --upstream <url> [--tool-upstream <url>] [--judge-upstream <url> [--judge-model M] | --judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--seed S] --out <dir> [-- <command...>]   (MARS search: one JSON object {best, iterations, nodes, calls, tokens}; writes tree.json and every node's bundle)",
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
@@ -390,6 +392,13 @@ async function main(argv: string[]): Promise<number> {
       print(r.output as Out);
       return r.code;
     }
+    case "repair-search": {
+      const { repairSearchCommand } = await import("./repair-search");
+      const r = await repairSearchCommand(args);
+      if (r.code === 2) throw new UsageError(((r.output as { errors: Array<{ message: string }> }).errors[0]?.message) ?? "bad usage");
+      print(r.output as Out);
+      return r.code;
+    }
     case "replay": {
       const { replayCommand } = await import("./replay");
       const r = await replayCommand(args);
@@ -398,7 +407,7 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import | apikey create|list|revoke | otlp flush|status`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import | apikey create|list|revoke | otlp flush|status | repair-search <bundle> ...`,
       );
   }
 }
