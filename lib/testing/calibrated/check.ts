@@ -27,7 +27,7 @@ export interface CheckedAttempt {
   reproduced: boolean | null;
   anchorNodeId: string | null;
   guidance: string | null;
-  /** Task-level attempts: the task text the MAS was given (from the attempt's bundle). */
+  /** Task-level attempts: the task text the MAS was given (from the attempt's bundle); default: `guidance` (the methods store the changed task there). */
   taskText: string | null;
 }
 
@@ -85,7 +85,7 @@ export function attemptTruth(a: CheckedAttempt, c: CheckedCase, truth: Calibrate
   }
   if (a.method === "rerun") return { p: truth.recover.none, cls: "none" };
   if (a.method === "self-reflection" || a.method === "critic") {
-    const t = parseTask(a.taskText ?? "");
+    const t = parseTask(a.taskText ?? a.guidance ?? "");
     const cls = t ? classifyTaskExtra(t.extra, sku) : "none";
     return { p: truth.recover[cls], cls };
   }

@@ -21,7 +21,7 @@ import { calibratedResponder, diagnosisText, type Decision } from "./policy";
 import { recordCalibratedFailures, type RecordedFailure } from "./record";
 import { attemptTruth, checkAttemptRates } from "./check";
 import { toolAnswer } from "./tools";
-import { classifyGuidance, DEFAULT_TRUTH, expectedAttemptRates, type InjectionClass } from "./truth";
+import { classifyGuidance, classifyTaskExtra, DEFAULT_TRUTH, expectedAttemptRates, type InjectionClass } from "./truth";
 import { generateSuite, startCalibratedWorld, type CalibratedWorld } from "./world";
 
 const run = promisify(execFile);
@@ -87,6 +87,22 @@ describe("what the model understands", () => {
   ];
   test.each(cases)("%j → %s (task of category C3)", (text, cls) => {
     expect(classifyGuidance(text, "C3", itemOf(106).sku)).toBe(cls);
+  });
+
+  test("the Annotated-Node template counts as specific only for the task's category", () => {
+    const an = (c: string) => `Reconsider the decision at target tool_result_0000. Annotated failure category: ${c} (meaning) Repair signal: signal. Revise this step accordingly, and regenerate any affected downstream actions or artifacts.`;
+    expect(classifyGuidance(an("C3"), "C3", "K-106")).toBe("specific");
+    expect(classifyGuidance(an("C1"), "C3", "K-106")).toBe("nudge");
+  });
+
+  test("task-level extra text: the E.1 rerun template is no information; a previous answer or reflection is generic; a diagnosis is specific", () => {
+    const t = generateSuite(13)[2];
+    const head = `Mode: fail-then-rerun\nTask id: ${t.id}\nBenchmark: calibrated\nTask: ${t.prompt}`;
+    const extra = (text: string) => classifyTaskExtra(parseTask(text)!.extra, t.item.sku);
+    expect(extra(`${head}\nThis is an unguided rerun after an initial failed or uncertain attempt. Solve from scratch.`)).toBe("none");
+    expect(extra(`${head.replace("fail-then-rerun", "self-reflection")}\nPrevious final answer: Final answer: 10.00\nReflect on why the previous attempt may be incomplete or wrong and identify possible mistakes, then solve the task again.`)).toBe("task-generic");
+    expect(extra(`${head}\nPrevious final answer: Final answer: 10.00\nCritic feedback: ${diagnosisText(t.item)}\nUse the critic feedback to solve the task again with a new complete attempt.`)).toBe("task-specific");
+    expect(extra(t.prompt)).toBe("none");
   });
 });
 
