@@ -2,8 +2,8 @@
  * `symtrace record` and `symtrace replay` (seeds/000 §3, Appendix A; spec §Replay): run a native
  * MAS as a child process behind the OpenAI-compatible proxy and the tool gateway (proxy/), with a
  * lib/replay session deciding per boundary request. Thin: parsing, files and exit codes; the run
- * itself is lib/services/replay-exec.ts (`executeReplay`, shared with the app's replay worker;
- * `record` uses its `runMasProcess` / `masEnv`).
+ * itself is lib/services/replay/ (`executeReplayWithDetails`, shared with the app's replay worker;
+ * `record` is its `recordRun`, shared with the task-level experiment methods).
  *
  *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>
  *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>]
@@ -30,9 +30,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } from "../lib/bundle";
-import { RecordSession } from "../lib/replay";
-import { executeReplayWithDetails, masEnv, runMasProcess, type MasRunResult } from "../lib/services/replay-exec";
-import { startBoundaryProxy } from "../proxy";
+import { executeReplayWithDetails, recordRun } from "../lib/services/replay";
 import { loadRunnerRegistry, planReplay, runnerSchema, type RegisteredRunner } from "../lib/services/runners";
 
 type Result = { code: number; output: unknown };
@@ -137,22 +135,22 @@ export async function recordCommand(args: string[]): Promise<Result> {
     }
     const id = opts["--id"] ?? `record/${path.basename(out).replace(/\.json$/, "")}/${new Date().toISOString()}`;
     const script = command.find((a) => /\.(m?[jt]s|py)$/.test(a));
-    const session = new RecordSession({ id, task, config: { mas: script ? path.basename(script).replace(/\.[^.]+$/, "") : path.basename(command[0]) } });
-    const proxy = await startBoundaryProxy({ session, upstream: opts["--upstream"], toolUpstream: opts["--tool-upstream"] });
-    let run: MasRunResult;
-    try {
-      run = await runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, task.prompt)).done;
-      await proxy.idle();
-    } finally {
-      await proxy.close();
-    }
-    if (run.spawnError) return fail(2, `cannot start ${command[0]}: ${run.spawnError}`, "--");
     const runnerName = opts["--runner"];
     if (runnerName !== undefined && !runnerSchema.shape.name.safeParse(runnerName).success) throw new BadInput(`--runner must be 1–64 letters, digits, . _ - ; got ${JSON.stringify(runnerName)}`, "--runner");
-    const bundle = session.toBundle({ final: run.final, runner: { ...(runnerName ? { name: runnerName } : {}), command } });
-    const first = bundle.records.find((r) => r.boundary === "llm")?.request as { model?: unknown } | undefined;
-    if (typeof first?.model === "string") bundle.config.model = first.model;
-    if (proxy.modelsSeen !== undefined) (bundle.config.replay as Record<string, unknown>).models = proxy.modelsSeen;
+    const rec = await recordRun({
+      id,
+      task,
+      config: { mas: script ? path.basename(script).replace(/\.[^.]+$/, "") : path.basename(command[0]) },
+      upstream: opts["--upstream"],
+      toolUpstream: opts["--tool-upstream"] ?? null,
+      command,
+      runnerName: runnerName ?? null,
+      timeoutMs: Infinity,
+    });
+    if (rec.status === "failed" && rec.kind === "spawn") return fail(2, rec.error, "--");
+    if (rec.status !== "recorded") throw new Error(rec.status === "failed" ? rec.error : "recording cancelled");
+    const { bundle } = rec;
+    const run = { exitCode: rec.masExitCode, final: rec.final };
     writeOut(out, bundle);
     return {
       code: 0,

@@ -11,6 +11,8 @@
  *   annotations export --out <file> [--case <bundleId>] [--submitted-only]
  *   detect <bundle-file|caseId|bundleId> [--judge]   (cli/detect.ts)
  *   detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]
+ *   release export --out <dir> [--format bundle|...] [filters]   (cli/release.ts)
+ *   release import <dir>
  *
  * Exit codes: 0 ok; 1 invalid input or any failed file/record (import still stores the good
  * ones); 2 bad usage.
@@ -43,6 +45,8 @@ const USAGE = [
   "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>",
   "symtrace detect <bundle-file|caseId|bundleId> [--judge]   (suspicious nodes and the intervention anchor; --judge: SYMTRACE_JUDGE_UPSTREAM, SYMTRACE_JUDGE_MODEL)",
   "symtrace detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]   (anchor/top-3 hit rates and per-category precision/recall vs reference nodes, with Random-Node and Last-Node baselines)",
+  "symtrace release export --out <dir> [--format bundle|...] [--mas M] [--benchmark B] [--status adjudicated|all] [--cases <id,id,...>] [--release-version V]   (a versioned dataset release: manifest, datasheet, bundles, annotations, agreement; cli/release.ts)",
+  "symtrace release import <dir>   (into an empty database; verifies checksums, then bundle hashes and agreement figures)",
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
@@ -344,6 +348,13 @@ async function main(argv: string[]): Promise<number> {
       print(r.output as Out);
       return r.code;
     }
+    case "release": {
+      const { releaseCommand } = await import("./release");
+      const r = await releaseCommand(args);
+      if (r.code === 2) throw new UsageError(((r.output as { errors: Array<{ message: string }> }).errors[0]?.message) ?? "bad usage");
+      print(r.output as Out);
+      return r.code;
+    }
     case "replay": {
       const { replayCommand } = await import("./replay");
       const r = await replayCommand(args);
@@ -352,7 +363,7 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import`,
       );
   }
 }

@@ -1,0 +1,38 @@
+/**
+ * lib/experiments: statistics of controlled repair experiments (pure; no React, Next.js, Prisma
+ * or lib/db). See ./README.md for the rules and the paper sections they implement.
+ */
+export type {
+  AttemptRecord,
+  AttemptStatus,
+  Comparison,
+  EfficiencyRow,
+  ExperimentCaseRef,
+  ExperimentReport,
+  ExperimentReportInput,
+  GroupRow,
+  MethodCell,
+  MethodLevel,
+  MethodSummary,
+  RateCI,
+} from "./types";
+export {
+  DIFF_RESAMPLES,
+  PAPER_DIFF_SEED,
+  caseRepK,
+  casePassAtK,
+  choose,
+  efficiency,
+  holmAdjust,
+  mcnemarExact,
+  pairedBootstrapDiff,
+  rateWithWilson,
+  seed32,
+} from "./stats";
+export type { PairedDiff } from "./stats";
+export { ALL, NO_CATEGORY, summarizeExperiment, toCliObject } from "./report";
+export { METHOD_LABELS, TASK_LEVEL_METHODS, methodLabel, methodLevel } from "./methods";
+export { EXPERIMENT_TABLES, attemptsBehind, experimentTable } from "./export";
+export type { AttemptListItem, CellFilter, ExperimentTable } from "./export";
+export { csvCell, tableToCsv } from "../agreement/export-tables";
+export type { TableRows } from "../agreement/export-tables";

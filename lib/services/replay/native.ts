@@ -1,0 +1,124 @@
+/**
+ * Native selective replay (seeds/000 §3, Algorithm 2; ../shared/spec/bundle-v1.md §Replay): the MAS
+ * command is restarted behind the OpenAI-compatible proxy + tool gateway (startBoundaryProxy) with
+ * a fail-closed ReplaySession: the recorded prefix is served and verified record by record, the
+ * target boundary (resolveTarget) goes live with q ⊕ Δ (appendGuidance), the rest of the run is
+ * live and recorded (TraceBuilder). Outcomes: completed (new bundle), prefix-verified (no upstream:
+ * the MAS is stopped at the target), diverged (the first-divergence report, Appendix A.2),
+ * cancelled, failed. Entry point: ./execute.ts `executeReplayWithDetails`.
+ */
+import { ReplaySession, TargetError, type BoundarySession, type DivergenceReport, type Step } from "../../replay";
+import { startBoundaryProxy, type BoundaryProxy, type ProxyStop } from "../../../proxy";
+import { runnerEnv } from "../runners";
+import { defaultId, limitOf, oneLine, type ProgressEmitter, type Rec } from "./helpers";
+import { masEnv, runMasProcess } from "./process";
+import type { MasProcess, MasRunResult, ReplayFailureKind, ReplayRunDetails, ReplayRunOptions, ReplayRunResult, ReplayRunSpec } from "./types";
+
+/** Run a native replay (see the module doc). Throws only for internal errors (the caller maps them to `failed`). */
+export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, details: ReplayRunDetails, progress: ProgressEmitter): Promise<ReplayRunResult> {
+  const { source } = spec;
+  const failed = (kind: ReplayFailureKind, error: string): ReplayRunResult => {
+    details.failure = kind;
+    return { status: "failed", error, verified: progress.verified };
+  };
+  const runner = spec.command?.length ? null : (spec.runner ?? null);
+  const command = spec.command?.length ? spec.command : (runner?.command ?? []);
+  if (command.length === 0) return failed("no-command", "no command: give a registered runner or a command (a bundle's own command is never run)");
+
+  let session: ReplaySession;
+  try {
+    session = new ReplaySession({ source, targetNodeId: spec.targetNodeId, guidance: spec.guidance, stopAtTarget: !spec.upstream });
+  } catch (e) {
+    return failed(e instanceof TargetError ? "target" : "config", oneLine(e));
+  }
+  const t = session.target!;
+  details.target = t;
+  details.nodeHashCheck = session.checksNodeHashes;
+  progress.prefixTotal = t.seq;
+  progress.boundaryNodeId = t.boundaryNodeId;
+  progress.emit("starting");
+  if (opts.signal?.aborted) return { status: "cancelled", verified: 0 };
+
+  // The proxy sees this wrapper: every served record / live call is reported as progress.
+  const watched: BoundarySession = {
+    mode: "replay",
+    begin(call): Step {
+      const step = session.begin(call);
+      if (step.kind === "recorded") {
+        progress.verified = session.verified;
+        progress.emit("prefix");
+      } else if (step.kind === "live") {
+        progress.liveCalls++;
+        progress.emit("live");
+      }
+      return step;
+    },
+    complete: (ticket, outcome) => session.complete(ticket, outcome),
+  };
+
+  let stop: ProxyStop | null = null;
+  let mas: MasProcess | null = null;
+  let cancelled = false;
+  let timedOut = false;
+  const replayCfg = source.config.replay as Rec | null | undefined;
+  const proxy: BoundaryProxy = await startBoundaryProxy({
+    session: watched,
+    upstream: spec.upstream ?? undefined,
+    toolUpstream: spec.toolUpstream ?? undefined,
+    models: replayCfg?.models,
+    defaultModel: spec.model ?? source.config.model ?? undefined,
+    onStop: (s) => {
+      stop = s;
+      mas?.stop();
+    },
+  });
+  const onAbort = () => {
+    cancelled = true;
+    mas?.stop();
+  };
+  const limit = limitOf(spec.timeoutMs);
+  let timer: NodeJS.Timeout | null = null;
+  let run: MasRunResult;
+  try {
+    const base = runner ? runnerEnv(runner, source.config.runner?.env) : {};
+    const extra: Record<string, string> = { ...base, ...(spec.env ?? {}), ...(spec.model ? { SYMTRACE_MODEL: spec.model } : {}) };
+    mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, extra, spec.env?.OPENAI_API_KEY), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
+    if (opts.signal?.aborted) onAbort();
+    else opts.signal?.addEventListener("abort", onAbort, { once: true });
+    if (limit !== null) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        mas?.stop();
+      }, limit);
+    }
+    run = await mas.done;
+    if (cancelled || timedOut) mas.kill(); // nothing of the process group may outlive the run
+    else await proxy.idle();
+  } finally {
+    opts.signal?.removeEventListener("abort", onAbort);
+    if (timer) clearTimeout(timer);
+    await proxy.close();
+  }
+  details.masExitCode = run.exitCode;
+  details.masSignal = run.signal;
+  details.final = run.final;
+  details.stderrTail = run.stderrTail;
+  details.checkedNodes = session.checkedNodes;
+  progress.verified = session.verified;
+
+  if (run.spawnError) return failed("spawn", `cannot start ${command[0]}: ${run.spawnError}`);
+  if (cancelled) return { status: "cancelled", verified: session.verified };
+  if (timedOut) return failed("timeout", `replay timed out after ${limit} ms (the MAS was stopped after ${session.verified} verified records and ${progress.liveCalls} live calls)`);
+  const stopped = stop as ProxyStop | null;
+  if (stopped?.kind === "prefix-verified") {
+    progress.emit("finishing");
+    return { status: "prefix-verified", mode: "native", verified: stopped.verified, boundaryNodeId: t.boundaryNodeId };
+  }
+  const report: DivergenceReport | null = stopped?.kind === "diverged" ? stopped.report : session.end();
+  if (report) return { status: "diverged", mode: "native", report, verified: report.verified };
+  progress.emit("finishing");
+  const id = spec.newBundleId ?? defaultId(source, t.boundaryNodeId);
+  const bundle = session.toBundle({ id, final: run.final, runner: { ...(runner ? { name: runner.name } : {}), command, ...(source.config.runner?.env ? { env: source.config.runner.env } : {}) } });
+  return { status: "completed", mode: "native", bundle, boundaryNodeId: t.boundaryNodeId, verified: session.verified, liveCalls: bundle.records.length - t.seq };
+}
+

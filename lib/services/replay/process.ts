@@ -1,0 +1,80 @@
+/**
+ * MAS process control shared by native replay (./native.ts), recording (./record.ts) and the CLI:
+ * spawn a MAS in its own process group and collect its `{"final": ...}` line (runMasProcess,
+ * finalOf), and the environment of a MAS behind the recording/replay proxy (masEnv).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import type { MasProcess, MasRunResult } from "./types";
+
+/** Last stdout line that is a JSON object with a `final` key. */
+export function finalOf(stdout: string): unknown {
+  const lines = stdout.split("\n").map((l) => l.trim()).filter(Boolean);
+  for (let i = lines.length - 1; i >= 0; i--) {
+    try {
+      const v = JSON.parse(lines[i]);
+      if (v && typeof v === "object" && !Array.isArray(v) && "final" in v) return (v as { final: unknown }).final;
+    } catch {
+      /* not JSON */
+    }
+  }
+  return undefined;
+}
+
+const STDERR_TAIL = 4096;
+
+/**
+ * Spawn a MAS in its own process group (detached), stdout collected for the final value, stderr
+ * passed through to our stderr.
+ * @param env merged over `process.env` (or, with `opts.inheritEnv: false`, the whole environment)
+ */
+export function runMasProcess(command: string[], env: Record<string, string>, opts: { cwd?: string; inheritEnv?: boolean } = {}): MasProcess {
+  let child: ChildProcess | undefined;
+  let out = "";
+  let errTail = "";
+  const done = new Promise<MasRunResult>((resolve) => {
+    try {
+      child = spawn(command[0], command.slice(1), { env: (opts.inheritEnv === false ? env : { ...process.env, ...env }) as NodeJS.ProcessEnv, cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    } catch (e) {
+      resolve({ exitCode: null, signal: null, final: undefined, spawnError: (e as Error).message, stderrTail: "" });
+      return;
+    }
+    child.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
+    child.stderr!.on("data", (c: Buffer) => {
+      process.stderr.write(c);
+      errTail = (errTail + c.toString("utf8")).slice(-STDERR_TAIL);
+    });
+    child.once("error", (e) => resolve({ exitCode: null, signal: null, final: undefined, spawnError: e.message, stderrTail: errTail }));
+    child.once("close", (code, signal) => resolve({ exitCode: code, signal, final: finalOf(out), spawnError: null, stderrTail: errTail }));
+  });
+  const signalGroup = (sig: NodeJS.Signals) => {
+    if (!child || child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, sig);
+    } catch {
+      /* already gone */
+    }
+  };
+  return {
+    done,
+    stop: () => {
+      if (!child || child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+      signalGroup("SIGTERM");
+      setTimeout(() => signalGroup("SIGKILL"), 2000).unref();
+    },
+    kill: () => signalGroup("SIGKILL"),
+  };
+}
+
+/**
+ * Environment of a MAS behind the proxy: OPENAI_BASE_URL (proxy, ends /v1), SYMTRACE_TOOL_URL
+ * (gateway), OPENAI_API_KEY (ours, or "symtrace-local"), SYMTRACE_TASK (the task prompt), over `extra`.
+ */
+export function masEnv(proxyUrl: string, toolUrl: string, task: string, extra: Record<string, string> = {}, apiKey?: string): Record<string, string> {
+  return {
+    ...extra,
+    OPENAI_BASE_URL: proxyUrl,
+    SYMTRACE_TOOL_URL: toolUrl,
+    OPENAI_API_KEY: apiKey || process.env.OPENAI_API_KEY || "symtrace-local",
+    ...(task ? { SYMTRACE_TASK: task } : {}),
+  };
+}
