@@ -38,6 +38,11 @@ export default async function RootLayout({ children }: { children: React.ReactNo
                   </Link>
                 ) : null}
                 {has("researcher") || has("admin") ? (
+                  <Link href="/experiments" className="text-slate-600 hover:text-slate-900">
+                    Experiments
+                  </Link>
+                ) : null}
+                {has("researcher") || has("admin") ? (
                   <Link href="/import" className="text-slate-600 hover:text-slate-900">
                     Import
                   </Link>

@@ -11,6 +11,7 @@
  *   annotations export --out <file> [--case <bundleId>] [--submitted-only]
  *   detect <bundle-file|caseId|bundleId> [--judge]   (cli/detect.ts)
  *   detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]
+ *   experiment run ... | experiment report <id|dir>   (cli/experiment.ts; exit 3: stopped at the budget cap)
  *   release export --out <dir> [--format bundle|...] [filters]   (cli/release.ts)
  *   release import <dir>
  *
@@ -47,6 +48,8 @@ const USAGE = [
   "symtrace detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]   (anchor/top-3 hit rates and per-category precision/recall vs reference nodes, with Random-Node and Last-Node baselines)",
   "symtrace release export --out <dir> [--format bundle|...] [--mas M] [--benchmark B] [--status adjudicated|all] [--cases <id,id,...>] [--release-version V]   (a versioned dataset release: manifest, datasheet, bundles, annotations, agreement; cli/release.ts)",
   "symtrace release import <dir>   (into an empty database; verifies checksums, then bundle hashes and agreement figures)",
+  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
+  "symtrace experiment report <experiment id | out dir>",
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
@@ -351,6 +354,13 @@ async function main(argv: string[]): Promise<number> {
     case "release": {
       const { releaseCommand } = await import("./release");
       const r = await releaseCommand(args);
+      if (r.code === 2) throw new UsageError(((r.output as { errors: Array<{ message: string }> }).errors[0]?.message) ?? "bad usage");
+      print(r.output as Out);
+      return r.code;
+    }
+    case "experiment": {
+      const { experimentCommand } = await import("./experiment");
+      const r = await experimentCommand(args);
       if (r.code === 2) throw new UsageError(((r.output as { errors: Array<{ message: string }> }).errors[0]?.message) ?? "bad usage");
       print(r.output as Out);
       return r.code;

@@ -1,15 +1,18 @@
 /**
- * `npm run worker`: a standalone replay worker process (lib/jobs). PostgreSQL (DATABASE_URL
+ * `npm run worker`: a standalone worker process (lib/jobs) for replay runs and experiment attempts. PostgreSQL (DATABASE_URL
  * postgresql://…): takes runs from pg-boss; SQLite: polls the database file. Runs until SIGTERM /
  * SIGINT, then finishes the current run or releases it (interrupted, retryable) after
  * SYMTRACE_WORKER_GRACE_MS (default 5000). One line per run on stderr.
  *
  * Environment: DATABASE_URL; SYMTRACE_WORKER_CONCURRENCY (default 1); SYMTRACE_WORKER_STALE_MS
  * (default 30000); SYMTRACE_WORKER_HEARTBEAT_MS (default 1000); SYMTRACE_WORKER_ID.
- * Test hook: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake executor (no MAS, no network).
+ * SYMTRACE_WORKER_KIND=all|replay|experiment (default all); SYMTRACE_WORKER_LEASE_MS (experiment
+ * attempt lease, default 30000: a killed worker's attempt is taken over after it expires).
+ * Test hooks: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor,
+ * SYMTRACE_EXPERIMENT_FAKE_METHODS=1 fake experiment methods (no MAS, no network).
  */
 import { openDb, resolveDatabaseUrl } from "../lib/db";
-import { closeBoss, fakeExecutorFromEnv, newWorkerId, startWorkerBackend } from "../lib/jobs";
+import { closeBoss, fakeExecutorFromEnv, fakeMethodsFromEnv, newWorkerId, startExperimentWorkerBackend, startWorkerBackend, type ExperimentWorkerBackend, type WorkerBackend } from "../lib/jobs";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
 
@@ -19,17 +22,37 @@ async function main(): Promise<void> {
   const workerId = process.env.SYMTRACE_WORKER_ID || newWorkerId("worker:");
   const executor = fakeExecutorFromEnv(process.env, workerId) ?? undefined;
   const log = (line: string) => process.stderr.write(line + "\n");
-  const backend = await startWorkerBackend({
-    db,
-    url,
-    workerId,
-    executor,
-    concurrency: num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1),
-    staleAfterMs: num(process.env.SYMTRACE_WORKER_STALE_MS, 30_000),
-    heartbeatMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000),
-    log,
-  });
-  log(`replay worker ${workerId} started (${provider}, ${backend.kind}${executor ? ", fake executor " + process.env.SYMTRACE_WORKER_FAKE_EXECUTOR : ""})`);
+  const kind = process.env.SYMTRACE_WORKER_KIND ?? "all";
+  if (!["all", "replay", "experiment"].includes(kind)) throw new Error(`SYMTRACE_WORKER_KIND must be all, replay or experiment; got ${kind}`);
+  let backend: WorkerBackend | null = null;
+  let experiments: ExperimentWorkerBackend | null = null;
+  if (kind !== "experiment") {
+    backend = await startWorkerBackend({
+      db,
+      url,
+      workerId,
+      executor,
+      concurrency: num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1),
+      staleAfterMs: num(process.env.SYMTRACE_WORKER_STALE_MS, 30_000),
+      heartbeatMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000),
+      log,
+    });
+    log(`replay worker ${workerId} started (${provider}, ${backend.kind}${executor ? ", fake executor " + process.env.SYMTRACE_WORKER_FAKE_EXECUTOR : ""})`);
+  }
+  if (kind !== "replay") {
+    const methods = fakeMethodsFromEnv(process.env, workerId) ?? undefined;
+    experiments = await startExperimentWorkerBackend({
+      db,
+      url,
+      workerId,
+      methods,
+      concurrency: num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1),
+      leaseMs: num(process.env.SYMTRACE_WORKER_LEASE_MS, 30_000),
+      idlePollMs: num(process.env.SYMTRACE_WORKER_POLL_MS, 1000),
+      log,
+    });
+    log(`experiment worker ${workerId} started (${provider}, ${experiments.kind}${methods ? ", fake methods" : ""})`);
+  }
 
   let stopping = false;
   const shutdown = (signal: string) => {
@@ -37,7 +60,8 @@ async function main(): Promise<void> {
     stopping = true;
     log(`replay worker ${workerId}: ${signal}, stopping`);
     void (async () => {
-      await backend.stop({ graceMs: num(process.env.SYMTRACE_WORKER_GRACE_MS, 5000) });
+      const graceMs = num(process.env.SYMTRACE_WORKER_GRACE_MS, 5000);
+      await Promise.all([backend?.stop({ graceMs }), experiments?.stop({ graceMs })]);
       if (provider === "postgresql") await closeBoss(url);
       await db.$disconnect();
       log(`replay worker ${workerId} stopped`);

@@ -6,6 +6,7 @@ import { AttemptList } from "./attempt-list";
 import { forestRows, passRateSeries } from "./chart-data";
 import { ExperimentList } from "./experiment-list";
 import { cellHref, ciPct, pct, points, pValue } from "./format";
+import { forestAxis } from "./forest-plot";
 import { FrozenSettings } from "./frozen-settings";
 import { ComparisonsTable, EfficiencyTable, RepairByMasTable, RepairGroupsTable, ReproductionTable } from "./report-tables";
 
@@ -89,6 +90,15 @@ describe("charts' data", () => {
     expect(f.map((r) => r.label)).toEqual(["AG2 · Suspicious-Node vs Unguided Full Rerun", "AG2 · Critic-Agent vs Unguided Full Rerun", "CrewAI · Suspicious-Node vs Unguided Full Rerun"]);
     expect(f[2]).toMatchObject({ diff: 100, lo: 100, hi: 100, p: "1.000", significant: false });
   });
+});
+
+test.each([
+  [[{ lo: 1.75, hi: 14.62 }], [0, 20], [0, 10, 20]],
+  [[{ lo: -8.19, hi: 1.17 }], [-10, 10], [-10, 0, 10]],
+  [[{ lo: 0, hi: 100 }, { lo: 100, hi: 100 }], [0, 100], [0, 20, 40, 60, 80, 100]],
+  [[{ lo: 0, hi: 0 }], [-10, 10], [-10, 0, 10]],
+])("forestAxis(%j) → domain %j, ticks %j", (rows, domain, ticks) => {
+  expect(forestAxis(rows)).toEqual({ domain, ticks });
 });
 
 describe("lists and settings", () => {

@@ -14,7 +14,7 @@ function RateLink({ href, r, testId, title }: { href: string; r: RateCI | null; 
   );
 }
 
-const groupLabel = (g: GroupRow) => (g.kind === "total" ? "Total" : g.key);
+const groupLabel = (g: GroupRow) => (g.kind === "total" ? "Total" : g.kind === "category" && g.key === "none" ? "no category" : g.key);
 
 /** Table 2 layout: rep_1 and rep_3 (%) per method (rows) by MAS and total (columns). */
 export function ReproductionTable({ report, basePath }: { report: ExperimentReport; basePath: string }) {

@@ -6,3 +6,4 @@ export * from "./annotations";
 export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";
+export * from "./experiments";

@@ -100,6 +100,13 @@ describe("summarizeExperiment: hand-computed small experiment", () => {
     expect(JSON.parse(JSON.stringify(cli))).toEqual(cli); // JSON-safe: no NaN / undefined
   });
 
+  test("queued and running rows (a live experiment) count as pending, with no calls", () => {
+    const live = summarizeExperiment({ ...input, attemptsRecords: [...records.filter((x) => !(x.caseId === "c4" && x.method === "rerun")), { ...records[8], status: "running", calls: 50 }] });
+    expect(live.methods.rerun).toMatchObject({ attempts: 8, calls: 23 });
+    expect(live.byMas[1].cells.rerun).toMatchObject({ pendingCases: 1, cancelled: 0 });
+    expect(live.meta.pending).toBe(1);
+  });
+
   test("deterministic: same input ⇒ identical report", () => {
     expect(summarizeExperiment(input)).toEqual(r);
   });

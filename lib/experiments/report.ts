@@ -4,7 +4,8 @@
  *
  * Outcome rules (README.md §Rules):
  * - an attempt's y: status "passed" ⇒ 1; "failed" or "error" ⇒ 0 (errors stay in the denominator
- *   as failures, Appendix C.4); "cancelled" or missing ⇒ not known; "skipped" ⇒ the method does
+ *   as failures, Appendix C.4); "cancelled", "queued", "running" or missing ⇒ not known (queued and
+ *   running rows count for nothing, not even calls); "skipped" ⇒ the method does
  *   not apply to the case: the case leaves that method's denominators and is counted.
  * - pass@k per case: task level k = K attempts (eq. 3/16: any pass among them; known once a pass
  *   or K known failures is seen); node level k = 1 (attempt 1; Table 4 compares node-level pass@1
@@ -26,7 +27,7 @@ import type {
   MethodSummary,
 } from "./types";
 
-const STATUSES = new Set(["passed", "failed", "error", "skipped", "cancelled"]);
+const STATUSES = new Set(["passed", "failed", "error", "skipped", "cancelled", "queued", "running"]);
 /** The row key of the total row and the family of a one-MAS experiment. */
 export const ALL = "all";
 /** The category key of cases without a primary category. */
@@ -104,7 +105,7 @@ function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number
   for (let a = 0; a < K; a++) {
     const r = records[a];
     outcomes.push(r ? outcomeOf(r) : null);
-    if (!r) continue;
+    if (!r || r.status === "queued" || r.status === "running") continue;
     if (r.status === "skipped") {
       cm.skipped = true;
       cm.skippedAttempts++;

@@ -20,7 +20,8 @@ export interface AttemptRecord {
   method: string;
   /** 1..k */
   attempt: number;
-  status: AttemptStatus;
+  /** "queued" / "running" (not final yet) are accepted and count as no outcome (pending), nothing else */
+  status: AttemptStatus | "queued" | "running";
   /** evaluator verdict; error ⇒ false; skipped ⇒ null */
   passed: boolean | null;
   /** reproduction judge: the attempt shows the source failure (z_{i,a}); null when not judged */

@@ -46,3 +46,18 @@ export async function retryReplayRun(db: Db, runId: string, actor?: string | nul
   await enqueueReplayRuns(db, [run.id], o).catch((e) => process.stderr.write(`enqueue failed (run stays queued): ${(e as Error).message}\n`));
   return run;
 }
+
+// Experiment attempts (issue 13): one job per (case, method, attempt).
+export { ExperimentWorker, buildAttemptContext, attemptSeed, attemptBundleId, loadDefaultMethods, DEFAULT_LEASE_MS, type ExperimentWorkerOptions } from "./experiment-worker";
+export {
+  EXPERIMENT_QUEUE,
+  startExperimentWorkerBackend,
+  enqueueExperimentAttempts,
+  enqueueExperiment,
+  ensureEmbeddedExperimentWorker,
+  stopEmbeddedExperimentWorker,
+  type ExperimentWorkerBackend,
+  type StartExperimentWorkerOptions,
+} from "./experiment-backends";
+export { fakeMethods, fakeMethodsFromEnv, unitFromSeed, type FakeMethodsOptions } from "./experiment-fake-methods";
+export * from "./experiment-types";

@@ -22,9 +22,11 @@ export type ReplayOutcome = {
 
 /**
  * @param command the evaluator shell command (null/empty: no evaluation → null)
+ * @param o.env extra environment over the contract's variables (the reproduction judge adds
+ *   SYMTRACE_SOURCE_BUNDLE and SYMTRACE_REFERENCE, lib/services/experiments/reproduction.ts)
  * @returns the outcome to store on the bundle, or null when no evaluator is configured
  */
-export async function evaluateReplay(bundle: ReplayBundle, command: string | null | undefined, o: { timeoutMs?: number } = {}): Promise<ReplayOutcome | null> {
+export async function evaluateReplay(bundle: ReplayBundle, command: string | null | undefined, o: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<ReplayOutcome | null> {
   if (!command?.trim()) return null;
   const finalNode = [...bundle.graph.nodes].reverse().find((n) => n.type === "final_result");
   const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-eval-"));
@@ -34,7 +36,7 @@ export async function evaluateReplay(bundle: ReplayBundle, command: string | nul
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(command, {
         shell: true,
-        env: { ...process.env, SYMTRACE_TASK: bundle.task.prompt, SYMTRACE_FINAL: JSON.stringify(finalNode?.content ?? null), SYMTRACE_BUNDLE: file },
+        env: { ...process.env, SYMTRACE_TASK: bundle.task.prompt, SYMTRACE_FINAL: JSON.stringify(finalNode?.content ?? null), SYMTRACE_BUNDLE: file, ...(o.env ?? {}) },
         stdio: ["ignore", "pipe", "pipe"],
       });
       let out = "";

@@ -1,0 +1,37 @@
+import type { Metadata } from "next";
+import { getDb, listExperiments } from "@/lib/db";
+import { requireViewer } from "@/lib/session";
+import { ExperimentList } from "@/components/experiments/experiment-list";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Experiments" };
+
+/** Repair experiments (issue 13), newest first: name, status, progress, created. Researchers and admins. */
+export default async function ExperimentsPage() {
+  await requireViewer("researcher", "admin");
+  const list = await listExperiments(getDb());
+  const rows = list.map((e) => ({
+    id: e.id,
+    name: e.name,
+    status: e.status,
+    methods: e.methods,
+    caseCount: e.caseCount,
+    attempts: e.attempts,
+    done: e.progress.done,
+    rows: e.progress.rows,
+    createdAt: e.createdAt.toISOString(),
+    createdBy: e.createdBy?.name ?? null,
+  }));
+  return (
+    <div className="flex flex-col gap-4">
+      <h1 className="text-xl font-semibold">Experiments</h1>
+      <p className="text-sm text-slate-600">
+        Repair methods compared over the same failed cases under the same budget (seeds/000 §5). Start one with{" "}
+        <code className="rounded bg-slate-100 px-1">npm run symtrace -- experiment run …</code>; a finished experiment never changes.
+      </p>
+      <section className="rounded border border-slate-200 bg-white p-4">
+        <ExperimentList rows={rows} />
+      </section>
+    </div>
+  );
+}
