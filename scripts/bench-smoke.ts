@@ -5,7 +5,7 @@
  *
  * Smoke sizes: 20 gold-sized bundles + a 201-node bundle (import), 1 browser run per case and the
  * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay), 400- and
- * 2,000-node traces (suspicious-node detection).
+ * 2,000-node traces (suspicious-node detection), 3 calibrated cases × all methods × k = 1 (experiments).
  */
 export const SMOKE = process.env.BENCH_SMOKE === "1";
 
@@ -18,6 +18,8 @@ if (SMOKE) {
     BENCH_REPLAY_EVENTS: "2000",
     BENCH_REPLAY_CALLS: "30",
     BENCH_SYMPTOMS_SIZES: "400,2000",
+    BENCH_EXP_CASES: "3",
+    BENCH_EXP_ATTEMPTS: "1",
   };
   for (const [k, v] of Object.entries(defaults)) process.env[k] ??= v;
 }

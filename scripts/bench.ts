@@ -20,7 +20,9 @@
  *
  * Then the suspicious-node detection benchmark (scripts/bench-symptoms.ts: rules-only detection on
  * 4k/20k/100k-node traces, goal < 1 s at 100k; BENCH_SYMPTOMS=0 skips it), and the inspector benchmark (scripts/bench-inspector.ts: a 4,001-node case in headless Chromium,
- * its own temp db and production build); BENCH_INSPECTOR=0 skips it.
+ * its own temp db and production build); BENCH_INSPECTOR=0 skips it. Last, the experiment runner benchmark
+ * (scripts/bench-experiments.ts: 100 calibrated-world cases × all methods × k=3 with 2 workers; wall time,
+ * summed MAS process time, runner overhead, goal < 20% of wall); BENCH_EXPERIMENTS=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -36,6 +38,7 @@ import { runInspectorBench } from "./bench-inspector";
 import { runAgreementBench } from "./bench-agreement";
 import { runReplayBench } from "./bench-replay";
 import { runSymptomsBench } from "./bench-symptoms";
+import { runExperimentsBench } from "./bench-experiments";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -164,6 +167,7 @@ main()
   .then(() => (process.env.BENCH_SYMPTOMS === "0" ? undefined : runSymptomsBench()))
   .then(() => (process.env.BENCH_REPLAY === "0" ? undefined : runReplayBench()))
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
+  .then(() => (process.env.BENCH_EXPERIMENTS === "0" ? undefined : runExperimentsBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);
