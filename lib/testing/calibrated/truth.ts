@@ -13,6 +13,7 @@
  * `aux.critic` / `aux.reflection`.
  */
 import { CATEGORY_INFO } from "../../annotation/protocol";
+import { REPAIR_SIGNALS, RERUN_INSTRUCTION } from "../../experiments/prompts";
 import { CONTROL_GUIDANCE } from "../../symptoms/prompts";
 import type { CalibratedCategory } from "./catalogue.mjs";
 
@@ -53,7 +54,7 @@ const SN_RE = /Reconsider the decision at target \S+\. Confirmed runtime symptom
 const ANNOTATED_RE = /Annotated failure category: (C[1-4])\b/;
 /** E.1 task-level header lines and the Unguided Full Rerun instruction (lib/experiments/prompts.ts): no information for the model. */
 const E1_HEADER_RE = /^(?:Mode|Task id|Benchmark|Start URLs or tools): .*$|^Task:\s*$/gm;
-const RERUN_RE = /This is an unguided rerun after an initial failed or uncertain attempt\. Solve from scratch\./g;
+const RERUN_RE = new RegExp(RERUN_INSTRUCTION.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g");
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.\s]+$/, "");
 
 /**
@@ -63,8 +64,8 @@ const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.\s]+
  *   confirmed categories include `category`, else nudge;
  * - the Annotated-Node template ("Annotated failure category: Cn") → specific when n is the
  *   task's category, else nudge;
- * - a text holding the Table 1 repair signal (annotation-protocol, CATEGORY_INFO.repair, any case)
- *   of `category` → specific; of other categories only → nudge;
+ * - a text holding the Table 1 repair signal of `category` (annotation-protocol CATEGORY_INFO.repair
+ *   or lib/experiments REPAIR_SIGNALS, any case) → specific; of other categories only → nudge;
  * - a "Diagnosis: …" naming the task's sku → specific;
  * - anything else (CONTROL_GUIDANCE, a generic review, unknown text) → nudge.
  */
@@ -76,7 +77,7 @@ export function classifyGuidance(text: string, category: CalibratedCategory, sku
   const an = ANNOTATED_RE.exec(t);
   if (an) return an[1] === category ? "specific" : "nudge";
   const low = norm(t);
-  if (low.includes(norm(CATEGORY_INFO[category].repair))) return "specific";
+  if (low.includes(norm(CATEGORY_INFO[category].repair)) || low.includes(norm(REPAIR_SIGNALS[category]))) return "specific";
   if (t.includes(DIAGNOSIS_MARKER) && t.includes(sku)) return "specific";
   return "nudge";
 }

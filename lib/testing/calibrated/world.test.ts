@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveTarget } from "../../replay";
 import { CONTROL_GUIDANCE, detectSymptoms, suspiciousNodeGuidance } from "../../symptoms";
 import { CATEGORY_INFO } from "../../annotation/protocol";
+import { annotatedNodeGuidance, criticTaskPrompt, REPAIR_SIGNALS, rerunTaskPrompt, selfReflectionTaskPrompt } from "../../experiments/prompts";
 import { wilsonInterval } from "../../agreement";
 import type { ChatRequest } from "../scripted-openai";
 import { amountOf, failureAmount, itemOf, parseTask, referenceAmount } from "./catalogue.mjs";
@@ -89,19 +90,20 @@ describe("what the model understands", () => {
     expect(classifyGuidance(text, "C3", itemOf(106).sku)).toBe(cls);
   });
 
-  test("the Annotated-Node template counts as specific only for the task's category", () => {
-    const an = (c: string) => `Reconsider the decision at target tool_result_0000. Annotated failure category: ${c} (meaning) Repair signal: signal. Revise this step accordingly, and regenerate any affected downstream actions or artifacts.`;
-    expect(classifyGuidance(an("C3"), "C3", "K-106")).toBe("specific");
-    expect(classifyGuidance(an("C1"), "C3", "K-106")).toBe("nudge");
+  test("the Annotated-Node template (lib/experiments annotatedNodeGuidance) counts as specific only for the task's category", () => {
+    expect(classifyGuidance(annotatedNodeGuidance("tool_result_0000", "C3"), "C3", "K-106")).toBe("specific");
+    expect(classifyGuidance(annotatedNodeGuidance("tool_result_0000", "C1"), "C3", "K-106")).toBe("nudge");
+    expect(classifyGuidance(REPAIR_SIGNALS.C3, "C3", "K-106")).toBe("specific");
   });
 
-  test("task-level extra text: the E.1 rerun template is no information; a previous answer or reflection is generic; a diagnosis is specific", () => {
+  test("task-level templates (lib/experiments E.1): the rerun template is no information; a previous answer + reflection is generic; a critic diagnosis is specific", () => {
     const t = generateSuite(13)[2];
-    const head = `Mode: fail-then-rerun\nTask id: ${t.id}\nBenchmark: calibrated\nTask: ${t.prompt}`;
+    const input = { task: t.prompt, taskId: t.id, benchmark: "calibrated" };
     const extra = (text: string) => classifyTaskExtra(parseTask(text)!.extra, t.item.sku);
-    expect(extra(`${head}\nThis is an unguided rerun after an initial failed or uncertain attempt. Solve from scratch.`)).toBe("none");
-    expect(extra(`${head.replace("fail-then-rerun", "self-reflection")}\nPrevious final answer: Final answer: 10.00\nReflect on why the previous attempt may be incomplete or wrong and identify possible mistakes, then solve the task again.`)).toBe("task-generic");
-    expect(extra(`${head}\nPrevious final answer: Final answer: 10.00\nCritic feedback: ${diagnosisText(t.item)}\nUse the critic feedback to solve the task again with a new complete attempt.`)).toBe("task-specific");
+    expect(extra(rerunTaskPrompt(input))).toBe("none");
+    expect(extra(selfReflectionTaskPrompt(input, "Final answer: 10.00"))).toBe("task-generic");
+    expect(extra(criticTaskPrompt(input, "Final answer: 10.00", diagnosisText(t.item)))).toBe("task-specific");
+    expect(extra(criticTaskPrompt(input, "Final answer: 10.00", "Review: re-check every step."))).toBe("task-generic");
     expect(extra(t.prompt)).toBe("none");
   });
 });
