@@ -30,6 +30,8 @@ import { startCalibratedWorld, type CalibratedWorld } from "./world";
 
 /** Failed source cases (the issue asks for ≥ 30; CALIBRATED_EXP_CASES overrides it for a quick look). */
 const CASES = Number(process.env.CALIBRATED_EXP_CASES ?? 30);
+/** In-process workers (CALIBRATED_EXP_WORKERS, default 4); the result does not depend on it. */
+const WORKERS = Number(process.env.CALIBRATED_EXP_WORKERS ?? 4);
 const K = 3;
 const ALL = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge"];
 
@@ -96,7 +98,7 @@ describe("issue 13 done-when: an experiment with all methods on the calibrated w
         "--upstream", world.upstream, "--tool-upstream", world.toolUpstream,
         "--evaluator", `node ${path.join(REPO_ROOT, "scripts", "calibrated-evaluator.mjs")}`,
         "--reproduction-judge", `node ${path.join(REPO_ROOT, "scripts", "calibrated-reproduction-judge.mjs")}`,
-        "--seed", "13", "--workers", "4", "--out", path.join(dir, "out"), "--", ...mas,
+        "--seed", "13", "--workers", String(WORKERS), "--out", path.join(dir, "out"), "--", ...mas,
       ],
       { url: `file:${path.join(dir, "db.sqlite")}`, methods: seededMethods(), log: () => {} },
     );
