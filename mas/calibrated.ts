@@ -10,9 +10,11 @@
  *     node --import tsx mas/calibrated.ts "<task>"
  *
  * SYMTRACE_MODEL defaults to "calibrated-model" (the world's model name) instead of "scripted-model".
+ * SYMTRACE_MAS_TIMING_FILE (benchmarks): the process appends its lifetime in ms to that file at exit.
  *
  * LLM requests per run: 4–6; tool calls: 2–4 (README of the world).
  */
+import { appendFileSync } from "node:fs";
 import type { RunContext } from "./lib/agent";
 import type { ChatMessage, ToolSchema } from "./lib/llm";
 import { log } from "./lib/log";
@@ -87,4 +89,8 @@ export async function runCalibrated(task: string, ctx: RunContext): Promise<stri
 export const CALIBRATED_DEFAULT_MODEL = "calibrated-model";
 
 if (isMain(import.meta.url) && !process.env.SYMTRACE_MODEL?.trim()) process.env.SYMTRACE_MODEL = CALIBRATED_DEFAULT_MODEL;
+// Benchmark hook (scripts/bench-experiments.ts): the process's own lifetime in ms (since its start,
+// performance.timeOrigin), appended as one line to SYMTRACE_MAS_TIMING_FILE at exit.
+const timingFile = isMain(import.meta.url) ? process.env.SYMTRACE_MAS_TIMING_FILE?.trim() : undefined;
+if (timingFile) process.on("exit", () => appendFileSync(timingFile, `${performance.now().toFixed(1)}\n`));
 runMas(import.meta.url, "calibrated", (cfg, ctx) => runCalibrated(cfg.task, ctx));

@@ -6,7 +6,7 @@
  * Smoke sizes: 20 gold-sized bundles + a 201-node bundle (import), 1 browser run per case and the
  * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay), 400- and
  * 2,000-node traces (suspicious-node detection), 5,120 spans (OTLP receiver), one 6,402-node trace
- * (big-trace benchmark, BENCH_BIG_SIZES).
+ * (big-trace benchmark, BENCH_BIG_SIZES), 1 calibrated case × all methods × k = 1 (experiments).
  */
 export const SMOKE = process.env.BENCH_SMOKE === "1";
 
@@ -21,6 +21,8 @@ if (SMOKE) {
     BENCH_SYMPTOMS_SIZES: "400,2000",
     BENCH_OTLP_SPANS: "5120",
     BENCH_BIG_SIZES: "6402",
+    BENCH_EXP_CASES: "1",
+    BENCH_EXP_ATTEMPTS: "1",
   };
   for (const [k, v] of Object.entries(defaults)) process.env[k] ??= v;
 }

@@ -26,6 +26,9 @@
  * Last, the big-trace benchmark
  * (scripts/bench-bigtrace.ts, issue 16: import rate and peak memory, first node, click -> panel, pan
  * at full zoom-out and tab heap at 20k, 100k and 1M nodes; smoke: 6,402); BENCH_BIGTRACE=0 skips it.
+ * Then the experiment runner benchmark
+ * (scripts/bench-experiments.ts: 100 calibrated-world cases × all methods × k=3 with 2 workers; wall time,
+ * summed MAS process time, runner overhead, goal < 20% of wall); BENCH_EXPERIMENTS=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -43,6 +46,7 @@ import { runReplayBench } from "./bench-replay";
 import { runSymptomsBench } from "./bench-symptoms";
 import { runOtlpBench } from "./bench-otlp";
 import { runBigTraceBench } from "./bench-bigtrace";
+import { runExperimentsBench } from "./bench-experiments";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -173,6 +177,7 @@ main()
   .then(() => (process.env.BENCH_OTLP === "0" ? undefined : runOtlpBench()))
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
   .then(() => (process.env.BENCH_BIGTRACE === "0" ? undefined : runBigTraceBench()))
+  .then(() => (process.env.BENCH_EXPERIMENTS === "0" ? undefined : runExperimentsBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);

@@ -8,8 +8,13 @@
  * 2 = not a calibrated task (outcome unknown). stdout: one JSON object { expected, got, category }.
  *
  *   SYMTRACE_REPLAY_EVALUATOR="node scripts/calibrated-evaluator.mjs"
+ * SYMTRACE_EVAL_TIMING_FILE (benchmarks): the process appends its lifetime in ms to that file at exit.
  */
+import { appendFileSync } from "node:fs";
 import { amountOf, parseTask, referenceAmount } from "../lib/testing/calibrated/catalogue.mjs";
+
+// Benchmark hook (scripts/bench-experiments.ts): this process's lifetime in ms, appended at exit.
+if (process.env.SYMTRACE_EVAL_TIMING_FILE) process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${performance.now().toFixed(1)}\n`));
 
 const task = parseTask(process.env.SYMTRACE_TASK ?? "");
 if (!task) {

@@ -10,9 +10,13 @@
  * is given. A different failure (no answer, another wrong amount) does not reproduce it.
  * Exit 0 = reproduced, 1 = not reproduced, 2 = not a calibrated task / unreadable input.
  * stdout: one JSON object { reproduced, category, got, failureAmount, symptom }.
+ * SYMTRACE_EVAL_TIMING_FILE (benchmarks): the process appends its lifetime in ms to that file at exit.
  */
-import { readFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { amountOf, failureAmount, parseTask } from "../lib/testing/calibrated/catalogue.mjs";
+
+// Benchmark hook (scripts/bench-experiments.ts): this process's lifetime in ms, appended at exit.
+if (process.env.SYMTRACE_EVAL_TIMING_FILE) process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${performance.now().toFixed(1)}\n`));
 
 const task = parseTask(process.env.SYMTRACE_TASK ?? "");
 if (!task) {

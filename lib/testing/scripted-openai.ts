@@ -83,6 +83,12 @@ export interface ScriptedOpenAIOptions {
   models?: string[];
   /** TCP port on 127.0.0.1; default 0 (a free port). @throws when the port is in use */
   port?: number;
+  /**
+   * Answer every request with `Connection: close` (no keep-alive). For servers under heavy
+   * concurrent load: a client reusing a keep-alive socket the server is just closing sees
+   * "fetch failed"; closing after each response rules that race out. Default false.
+   */
+  closeConnections?: boolean;
 }
 
 export interface ScriptedOpenAI {
@@ -193,6 +199,7 @@ export async function startScriptedOpenAI(opts: ScriptedOpenAIOptions): Promise<
   const models = opts.models ?? ["scripted-model"];
 
   const server = http.createServer((req, res) => {
+    if (opts.closeConnections) res.shouldKeepAlive = false;
     void (async () => {
       const path = (req.url ?? "/").split("?")[0].replace(/\/+$/, "");
       if (req.method === "GET" && path === "/v1/models") {
@@ -219,7 +226,7 @@ export async function startScriptedOpenAI(opts: ScriptedOpenAIOptions): Promise<
         return apiError(res, 500, `scripted responder failed: ${e instanceof Error ? e.message : String(e)}`, "server_error");
       }
       if (body.stream) {
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...(opts.closeConnections ? {} : { connection: "keep-alive" }) });
         for (const c of completionChunks(body, r, n)) res.write(`data: ${JSON.stringify(c)}\n\n`);
         res.end("data: [DONE]\n\n");
       } else {

@@ -9,9 +9,8 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import type { ReplayBundle } from "../../bundle";
 import type { ReferenceLabel } from "../../importers/types";
-import { RecordSession, resolveTarget } from "../../replay";
-import { masEnv, runMasProcess } from "../../services/replay-exec";
-import { startBoundaryProxy } from "../../../proxy";
+import { resolveTarget } from "../../replay";
+import { recordRun } from "../../services/replay/record";
 import { amountOf } from "./catalogue.mjs";
 import type { CalibratedTask, CalibratedWorld } from "./world";
 
@@ -65,23 +64,23 @@ export function referenceOf(bundle: ReplayBundle, task: CalibratedTask): Calibra
  * @param command the MAS command (default: `node --import tsx mas/calibrated.ts` from the repo root)
  */
 export async function recordCalibratedRun(world: CalibratedWorld, task: CalibratedTask, o: { id: string; command: string[] }): Promise<RecordedRun> {
-  const session = new RecordSession({ id: o.id, task: { id: task.id, prompt: task.prompt, benchmark: "calibrated", reference: { expected: [task.answer.toFixed(2)] } }, config: { mas: "calibrated" } });
-  const proxy = await startBoundaryProxy({ session, upstream: world.upstream, toolUpstream: world.toolUpstream });
-  const t0 = performance.now();
-  let run;
-  try {
-    run = await runMasProcess(o.command, masEnv(proxy.llmUrl, proxy.toolUrl, task.prompt, { SYMTRACE_MODEL: world.model, SYMTRACE_QUIET: "1" })).done;
-    await proxy.idle();
-  } finally {
-    await proxy.close();
-  }
-  const masMs = performance.now() - t0;
-  if (run.spawnError) throw new Error(`calibrated record: cannot start ${o.command[0]}: ${run.spawnError}`);
-  const bundle = session.toBundle({ final: run.final, runner: { name: "calibrated", command: o.command } });
-  bundle.config.model = world.model;
-  const passed = amountOf(run.final ?? null) === task.answer;
-  bundle.outcome = { passed, evaluator: "calibrated-evaluator", details: { expected: task.answer, got: amountOf(run.final ?? null) } };
-  return { task, bundle, final: run.final, passed, exitCode: run.exitCode, masMs };
+  const r = await recordRun({
+    id: o.id,
+    task: { id: task.id, prompt: task.prompt, benchmark: "calibrated", reference: { expected: [task.answer.toFixed(2)] } },
+    config: { mas: "calibrated" },
+    upstream: world.upstream,
+    toolUpstream: world.toolUpstream,
+    command: o.command,
+    runnerName: "calibrated",
+    model: world.model,
+    env: { SYMTRACE_QUIET: "1" },
+  });
+  if (r.status !== "recorded") throw new Error(`calibrated record: task ${task.id}: ${r.status === "failed" ? `${r.kind}: ${r.error}` : "cancelled"}`);
+  const bundle = r.bundle;
+  const got = amountOf(r.final ?? null);
+  const passed = got === task.answer;
+  bundle.outcome = { passed, evaluator: "calibrated-evaluator", details: { expected: task.answer, got } };
+  return { task, bundle, final: r.final, passed, exitCode: r.masExitCode, masMs: r.masMs };
 }
 
 /** Options of recordCalibratedFailures. */

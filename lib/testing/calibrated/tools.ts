@@ -6,7 +6,8 @@
  *   {type: "NotFound", message: "… renumbered to K-<n>R"}}` and the new sku answers. An unknown sku
  *   is HTTP 404 NotFound.
  * - `calculator {expression}` → `{status: "success", expression, result}` (mas/tools/calculator.ts).
- * Unknown tool → 404 UnknownTool; bad arguments → 400 BadArguments. Binds 127.0.0.1.
+ * Unknown tool → 404 UnknownTool; bad arguments → 400 BadArguments. Binds 127.0.0.1; every
+ * response closes its connection (no keep-alive race under load).
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -53,6 +54,8 @@ export function toolAnswer(tool: string, args: unknown): [number, Record<string,
 export async function startCalibratedTools(port = 0): Promise<CalibratedTools> {
   let n = 0;
   const server = http.createServer((req, res) => {
+    // No keep-alive: under heavy load a client reusing a socket the server is just closing sees "fetch failed".
+    res.shouldKeepAlive = false;
     void (async () => {
       const send = (status: number, body: unknown) => {
         const t = JSON.stringify(body);

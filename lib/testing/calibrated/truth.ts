@@ -13,6 +13,7 @@
  * `aux.critic` / `aux.reflection`.
  */
 import { CATEGORY_INFO } from "../../annotation/protocol";
+import { REPAIR_SIGNALS, RERUN_INSTRUCTION } from "../../experiments/prompts";
 import { CONTROL_GUIDANCE } from "../../symptoms/prompts";
 import type { CalibratedCategory } from "./catalogue.mjs";
 
@@ -49,6 +50,11 @@ export const DEFAULT_TRUTH: CalibratedTruth = Object.freeze({
 export const DIAGNOSIS_MARKER = "Diagnosis:";
 
 const SN_RE = /Reconsider the decision at target \S+\. Confirmed runtime symptoms: ((?:C[1-4](?:, )?)+)/;
+/** The Annotated-Node template (lib/experiments/prompts.ts annotatedNodeGuidance). */
+const ANNOTATED_RE = /Annotated failure category: (C[1-4])\b/;
+/** E.1 task-level header lines and the Unguided Full Rerun instruction (lib/experiments/prompts.ts): no information for the model. */
+const E1_HEADER_RE = /^(?:Mode|Task id|Benchmark|Start URLs or tools): .*$|^Task:\s*$/gm;
+const RERUN_RE = new RegExp(RERUN_INSTRUCTION.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g");
 const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.\s]+$/, "");
 
 /**
@@ -56,8 +62,10 @@ const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.\s]+
  * - "" → none;
  * - the Suspicious-Node template (lib/symptoms `suspiciousNodeGuidance`) → specific when its
  *   confirmed categories include `category`, else nudge;
- * - a text holding the Table 1 repair signal (annotation-protocol, CATEGORY_INFO.repair, any case)
- *   of `category` → specific; of other categories only → nudge;
+ * - the Annotated-Node template ("Annotated failure category: Cn") → specific when n is the
+ *   task's category, else nudge;
+ * - a text holding the Table 1 repair signal of `category` (annotation-protocol CATEGORY_INFO.repair
+ *   or lib/experiments REPAIR_SIGNALS, any case) → specific; of other categories only → nudge;
  * - a "Diagnosis: …" naming the task's sku → specific;
  * - anything else (CONTROL_GUIDANCE, a generic review, unknown text) → nudge.
  */
@@ -66,15 +74,22 @@ export function classifyGuidance(text: string, category: CalibratedCategory, sku
   if (!t) return "none";
   const sn = SN_RE.exec(t);
   if (sn) return sn[1].split(/,\s*/).includes(category) ? "specific" : "nudge";
+  const an = ANNOTATED_RE.exec(t);
+  if (an) return an[1] === category ? "specific" : "nudge";
   const low = norm(t);
-  if (low.includes(norm(CATEGORY_INFO[category].repair))) return "specific";
+  if (low.includes(norm(CATEGORY_INFO[category].repair)) || low.includes(norm(REPAIR_SIGNALS[category]))) return "specific";
   if (t.includes(DIAGNOSIS_MARKER) && t.includes(sku)) return "specific";
   return "nudge";
 }
 
-/** Classify the extra text a task-level method added to the task (self-reflection, critic): none / task-specific / task-generic. */
+/**
+ * Classify the extra text a task-level method put around the task: a "Diagnosis: …" naming the
+ * item → task-specific; nothing but the E.1 header lines (Mode, Task id, Benchmark, an empty
+ * "Task:" label) and the Unguided Full Rerun instruction → none; anything else (a previous final
+ * answer, the self-reflection instruction, a generic critic review) → task-generic.
+ */
 export function classifyTaskExtra(extra: string, sku: string): InjectionClass {
-  const t = extra.trim();
+  const t = extra.replace(E1_HEADER_RE, "").replace(RERUN_RE, "").trim();
   if (!t) return "none";
   return t.includes(DIAGNOSIS_MARKER) && t.includes(sku) ? "task-specific" : "task-generic";
 }

@@ -13,14 +13,16 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { resolveTarget } from "../../replay";
 import { CONTROL_GUIDANCE, detectSymptoms, suspiciousNodeGuidance } from "../../symptoms";
 import { CATEGORY_INFO } from "../../annotation/protocol";
+import { annotatedNodeGuidance, criticTaskPrompt, REPAIR_SIGNALS, rerunTaskPrompt, selfReflectionTaskPrompt } from "../../experiments/prompts";
 import { wilsonInterval } from "../../agreement";
 import type { ChatRequest } from "../scripted-openai";
 import { amountOf, failureAmount, itemOf, parseTask, referenceAmount } from "./catalogue.mjs";
 import { buildCalibratedMas, REPO_ROOT } from "./fast-mas";
 import { calibratedResponder, diagnosisText, type Decision } from "./policy";
 import { recordCalibratedFailures, type RecordedFailure } from "./record";
+import { attemptTruth, checkAttemptRates } from "./check";
 import { toolAnswer } from "./tools";
-import { classifyGuidance, DEFAULT_TRUTH, expectedAttemptRates, type InjectionClass } from "./truth";
+import { classifyGuidance, classifyTaskExtra, DEFAULT_TRUTH, expectedAttemptRates, type InjectionClass } from "./truth";
 import { generateSuite, startCalibratedWorld, type CalibratedWorld } from "./world";
 
 const run = promisify(execFile);
@@ -86,6 +88,23 @@ describe("what the model understands", () => {
   ];
   test.each(cases)("%j → %s (task of category C3)", (text, cls) => {
     expect(classifyGuidance(text, "C3", itemOf(106).sku)).toBe(cls);
+  });
+
+  test("the Annotated-Node template (lib/experiments annotatedNodeGuidance) counts as specific only for the task's category", () => {
+    expect(classifyGuidance(annotatedNodeGuidance("tool_result_0000", "C3"), "C3", "K-106")).toBe("specific");
+    expect(classifyGuidance(annotatedNodeGuidance("tool_result_0000", "C1"), "C3", "K-106")).toBe("nudge");
+    expect(classifyGuidance(REPAIR_SIGNALS.C3, "C3", "K-106")).toBe("specific");
+  });
+
+  test("task-level templates (lib/experiments E.1): the rerun template is no information; a previous answer + reflection is generic; a critic diagnosis is specific", () => {
+    const t = generateSuite(13)[2];
+    const input = { task: t.prompt, taskId: t.id, benchmark: "calibrated" };
+    const extra = (text: string) => classifyTaskExtra(parseTask(text)!.extra, t.item.sku);
+    expect(extra(rerunTaskPrompt(input))).toBe("none");
+    expect(extra(selfReflectionTaskPrompt(input, "Final answer: 10.00"))).toBe("task-generic");
+    expect(extra(criticTaskPrompt(input, "Final answer: 10.00", diagnosisText(t.item)))).toBe("task-specific");
+    expect(extra(criticTaskPrompt(input, "Final answer: 10.00", "Review: re-check every step."))).toBe("task-generic");
+    expect(extra(t.prompt)).toBe("none");
   });
 });
 
@@ -210,6 +229,31 @@ describe("recorded failures, calibration and the detector", () => {
     const a = draws(["1", "2", "3"]);
     expect(draws(["3", "1", "2"])).toEqual(a);
     expect(new Set(Object.values(a)).size).toBe(3);
+  });
+
+  test("check: an attempt's truth follows from its anchor (before / at / after B) and its injected text", () => {
+    const f = failures.find((x) => x.task.category === "C3")!;
+    const c = { caseKey: "c", bundle: f.bundle, boundaryNodeId: f.reference.boundaryNodeId };
+    const base = { caseKey: "c", attempt: 1, status: "passed", passed: true, reproduced: false, taskText: null };
+    const sn = suspiciousNodeGuidance(f.reference.boundaryNodeId, ["C3"], ["no item"]);
+    const last = f.bundle.order.filter((id) => f.bundle.records.some((r) => r.nodeId === id && r.boundary === "llm")).pop()!;
+    expect(attemptTruth({ ...base, method: "suspicious-node", anchorNodeId: f.reference.nodeId, guidance: sn }, c)).toEqual({ p: 0.85, cls: "specific" });
+    expect(attemptTruth({ ...base, method: "nudge", anchorNodeId: f.reference.nodeId, guidance: CONTROL_GUIDANCE }, c)).toEqual({ p: 0.4, cls: "nudge" });
+    expect(attemptTruth({ ...base, method: "node-resample", anchorNodeId: f.reference.nodeId, guidance: "" }, c)).toEqual({ p: 0.1, cls: "none" });
+    expect(attemptTruth({ ...base, method: "random-node", anchorNodeId: "task_0000", guidance: CONTROL_GUIDANCE }, c)).toEqual({ p: 0.1, cls: "nudge" });
+    expect(attemptTruth({ ...base, method: "last-node", anchorNodeId: last, guidance: CONTROL_GUIDANCE }, c)).toEqual({ p: 0.05, cls: "nudge" });
+    expect(attemptTruth({ ...base, method: "critic", anchorNodeId: null, guidance: null, taskText: `${f.task.prompt}\n\n${diagnosisText(f.task.item)}` }, c)).toEqual({ p: 0.75, cls: "task-specific" });
+    expect(attemptTruth({ ...base, method: "self-reflection", anchorNodeId: null, guidance: null, taskText: `${f.task.prompt}\nIdentify possible mistakes.` }, c)).toEqual({ p: 0.35, cls: "task-generic" });
+    const rows = checkAttemptRates(
+      [
+        { ...base, method: "rerun", anchorNodeId: null, guidance: null },
+        { ...base, method: "rerun", anchorNodeId: null, guidance: null, status: "failed", passed: false, reproduced: true },
+        { ...base, method: "rerun", anchorNodeId: null, guidance: null, status: "skipped", passed: null, reproduced: null },
+      ],
+      [c],
+    );
+    expect(rows).toEqual([expect.objectContaining({ method: "rerun", n: 2, passed: 1, measured: 0.5, expected: 0.1, judged: 2, reproduced: 1, expectedRep: 0.9 })]);
+    expect(rows[0].ok).toBe(rows[0].lo <= 0.1);
   });
 
   test("per-attempt truth of each method follows from the table", () => {

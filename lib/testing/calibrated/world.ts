@@ -101,7 +101,7 @@ export async function startCalibratedWorld(o: CalibratedWorldOptions = {}): Prom
   const truth = o.truth ?? DEFAULT_TRUTH;
   const decisions: Decision[] = [];
   const respond = calibratedResponder({ seed, session: o.session ?? "live", truth, onDecision: (d) => decisions.push(d) });
-  const llm = await startScriptedOpenAI({ respond, models: [CALIBRATED_MODEL], port: o.port ?? 0 }).catch((e: unknown) => {
+  const llm = await startScriptedOpenAI({ respond, models: [CALIBRATED_MODEL], port: o.port ?? 0, closeConnections: true }).catch((e: unknown) => {
     throw new Error(`calibrated world: the model endpoint could not listen on 127.0.0.1:${o.port ?? 0}: ${(e as Error).message}`);
   });
   let tools;

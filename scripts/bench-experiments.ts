@@ -1,0 +1,157 @@
+/**
+ * Experiment runner benchmark (issue 13 item 9): an experiment of 100 failed cases × all nine
+ * methods × k = 3 on the calibrated world (lib/testing/calibrated/), run by `experiment run`
+ * in-process with 2 workers, the MAS bundled (lib/testing/calibrated/fast-mas.ts), the world's
+ * evaluator and reproduction judge.
+ *
+ * Prints, for the experiment (recording the source cases is timed separately):
+ * - wall time of `experiment run` (import, freeze, run, write the outputs) and of the execution
+ *   window (first attempt start → last attempt end);
+ * - summed MAS process time: the lifetime of every MAS process (each appends it at exit,
+ *   SYMTRACE_MAS_TIMING_FILE); the evaluator / judge processes likewise (SYMTRACE_EVAL_TIMING_FILE);
+ * - the runner's overhead as a share of wall time: 1 − (MAS time / workers) / wall (goal < 20%),
+ *   and the same with the evaluator/judge processes counted as work;
+ * - CPU: this process (runner + world + proxies) vs its children (MAS, evaluator, judge), from
+ *   /proc/self/stat.
+ * One JSON line `{"bench":"experiments",...}`. Called by scripts/bench.ts (BENCH_EXPERIMENTS=0
+ * skips it); alone: `node --experimental-wasm-modules --import tsx -e "import('./scripts/bench-experiments.ts').then(m=>m.runExperimentsBench())"`.
+ * Sizes: BENCH_EXP_CASES (default 100), BENCH_EXP_ATTEMPTS (3), BENCH_EXP_WORKERS (2),
+ * BENCH_EXP_METHODS (all nine, comma-separated). BENCH_SMOKE=1: 3 cases, k = 1.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { runExperimentCommand } from "../cli/experiment";
+import { buildCalibratedMas, REPO_ROOT } from "../lib/testing/calibrated/fast-mas";
+import { recordCalibratedFailures } from "../lib/testing/calibrated/record";
+import { startCalibratedWorld } from "../lib/testing/calibrated/world";
+
+const GOAL_OVERHEAD = 0.2;
+const ALL_METHODS = "rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge";
+
+/** CPU seconds of this process and of its reaped children (Linux /proc/self/stat; null elsewhere). */
+function cpuTimes(): { self: number; children: number } | null {
+  try {
+    const f = readFileSync("/proc/self/stat", "utf8");
+    const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
+    // fields after the command: state(3) … utime(14) stime(15) cutime(16) cstime(17), 1-based in proc(5)
+    const tick = 100;
+    const n = (i: number) => Number(rest[i - 3]) / tick;
+    return { self: n(14) + n(15), children: n(16) + n(17) };
+  } catch {
+    return null;
+  }
+}
+
+function sumLines(file: string): { ms: number; n: number } {
+  if (!existsSync(file)) return { ms: 0, n: 0 };
+  const xs = readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number);
+  return { ms: xs.reduce((a, b) => a + b, 0), n: xs.length };
+}
+
+export async function runExperimentsBench(): Promise<void> {
+  const cases = Number(process.env.BENCH_EXP_CASES ?? 100);
+  const k = Number(process.env.BENCH_EXP_ATTEMPTS ?? 3);
+  const workers = Number(process.env.BENCH_EXP_WORKERS ?? 2);
+  const methods = process.env.BENCH_EXP_METHODS ?? ALL_METHODS;
+  const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-bench-exp-"));
+  const masTiming = path.join(dir, "mas-times.txt");
+  const evalTiming = path.join(dir, "eval-times.txt");
+  const prevQuiet = process.env.SYMTRACE_QUIET;
+  process.env.SYMTRACE_QUIET = "1";
+  try {
+    const mas = buildCalibratedMas(path.join(dir, "mas"));
+    const r0 = performance.now();
+    const rec = await startCalibratedWorld({ seed: 13, session: "record", tasks: Math.max(48, Math.ceil(cases * 1.25) + 8) });
+    let recorded;
+    try {
+      recorded = await recordCalibratedFailures(rec, { count: cases, command: mas, outDir: path.join(dir, "cases") });
+    } finally {
+      await rec.stop();
+    }
+    const recordMs = performance.now() - r0;
+
+    const world = await startCalibratedWorld({ seed: 13 });
+    process.env.SYMTRACE_MAS_TIMING_FILE = masTiming;
+    process.env.SYMTRACE_EVAL_TIMING_FILE = evalTiming;
+    const cpu0 = cpuTimes();
+    const t0 = performance.now();
+    let res;
+    try {
+      res = await runExperimentCommand(
+        [
+          "--cases", path.join(dir, "cases"), "--methods", methods, "--attempts", String(k),
+          "--upstream", world.upstream, "--tool-upstream", world.toolUpstream,
+          "--evaluator", `node ${path.join(REPO_ROOT, "scripts", "calibrated-evaluator.mjs")}`,
+          "--reproduction-judge", `node ${path.join(REPO_ROOT, "scripts", "calibrated-reproduction-judge.mjs")}`,
+          "--seed", "13", "--workers", String(workers), "--out", path.join(dir, "out"), "--", ...mas,
+        ],
+        { url: `file:${path.join(dir, "bench.db")}`, log: () => {} },
+      );
+    } finally {
+      delete process.env.SYMTRACE_MAS_TIMING_FILE;
+      delete process.env.SYMTRACE_EVAL_TIMING_FILE;
+      await world.stop();
+    }
+    const wallMs = performance.now() - t0;
+    const cpu1 = cpuTimes();
+    if (res.code !== 0) throw new Error(`experiment run exited ${res.code}: ${JSON.stringify(res.output).slice(0, 500)}`);
+    const doc = JSON.parse(readFileSync(path.join(dir, "out", "experiment.json"), "utf8")) as { attempts: Array<{ status: string; startedAt: string | null; finishedAt: string | null; masMs: number }> };
+    const ran = doc.attempts.filter((a) => a.startedAt && a.finishedAt);
+    const windowMs = ran.length ? Math.max(...ran.map((a) => Date.parse(a.finishedAt!))) - Math.min(...ran.map((a) => Date.parse(a.startedAt!))) : 0;
+    const masT = sumLines(masTiming);
+    const evT = sumLines(evalTiming);
+    const overhead = 1 - masT.ms / workers / wallMs;
+    const overheadWindow = windowMs ? 1 - masT.ms / workers / windowMs : null;
+    const overheadWithEval = 1 - (masT.ms + evT.ms) / workers / wallMs;
+    const cpuSelf = cpu0 && cpu1 ? cpu1.self - cpu0.self : null;
+    const cpuChildren = cpu0 && cpu1 ? cpu1.children - cpu0.children : null;
+    const statuses: Record<string, number> = {};
+    for (const a of doc.attempts) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+
+    const rows: Array<[string, string]> = [
+      [`record ${cases} failed source runs`, `${(recordMs / 1000).toFixed(1)} s (${recorded.runs} runs)`],
+      [`experiment run (${doc.attempts.length} attempts, ${workers} workers)`, `${(wallMs / 1000).toFixed(1)} s wall; execution window ${(windowMs / 1000).toFixed(1)} s`],
+      ["summed MAS process time", `${(masT.ms / 1000).toFixed(1)} s over ${masT.n} processes (${(masT.ms / Math.max(1, masT.n)).toFixed(0)} ms each)`],
+      ["summed evaluator + judge time", `${(evT.ms / 1000).toFixed(1)} s over ${evT.n} processes`],
+      ["runner overhead (1 − MAS/workers/wall)", `${(overhead * 100).toFixed(1)}% of wall (window: ${overheadWindow === null ? "–" : `${(overheadWindow * 100).toFixed(1)}%`}); goal < ${GOAL_OVERHEAD * 100}%: ${overhead < GOAL_OVERHEAD ? "met" : "NOT met"}`],
+      ["… counting evaluator + judge as work", `${(overheadWithEval * 100).toFixed(1)}%`],
+      ["CPU: runner process / children", cpuSelf === null ? "n/a" : `${cpuSelf.toFixed(1)} s / ${cpuChildren!.toFixed(1)} s (runner ${((cpuSelf / (cpuSelf + cpuChildren!)) * 100).toFixed(1)}% of CPU)`],
+      ["attempt statuses", JSON.stringify(statuses)],
+    ];
+    const w = Math.max(...rows.map((r) => r[0].length));
+    console.log(`experiment benchmark (calibrated world, ${cases} cases × ${methods.split(",").length} methods × k=${k}, node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg()[0].toFixed(1)})`);
+    for (const [name, v] of rows) console.log(`  ${name.padEnd(w)}  ${v}`);
+    console.log(
+      JSON.stringify({
+        bench: "experiments",
+        cases,
+        methods: methods.split(",").length,
+        attempts_k: k,
+        workers,
+        attempt_rows: doc.attempts.length,
+        record_ms: Math.round(recordMs),
+        wall_ms: Math.round(wallMs),
+        window_ms: Math.round(windowMs),
+        mas_ms: Math.round(masT.ms),
+        mas_processes: masT.n,
+        eval_ms: Math.round(evT.ms),
+        eval_processes: evT.n,
+        overhead_pct: Number((overhead * 100).toFixed(1)),
+        overhead_window_pct: overheadWindow === null ? null : Number((overheadWindow * 100).toFixed(1)),
+        overhead_with_eval_pct: Number((overheadWithEval * 100).toFixed(1)),
+        goal_met: overhead < GOAL_OVERHEAD,
+        cpu_runner_s: cpuSelf,
+        cpu_children_s: cpuChildren,
+        load1: Number(os.loadavg()[0].toFixed(2)),
+        statuses,
+      }),
+    );
+  } finally {
+    if (prevQuiet === undefined) delete process.env.SYMTRACE_QUIET;
+    else process.env.SYMTRACE_QUIET = prevQuiet;
+    if (process.env.BENCH_KEEP === "1") console.error(`bench: kept ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  }
+}
