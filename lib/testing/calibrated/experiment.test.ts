@@ -73,7 +73,13 @@ function seededMethods(): MethodRegistry {
   return out;
 }
 
-describe("issue 13 done-when: an experiment with all methods on the calibrated world agrees with the truth", () => {
+/**
+ * Opt-in (CALIBRATED_ACCEPTANCE=1): 30 cases × 9 methods × k = 3 start ~2,000 MAS, evaluator and judge
+ * processes — 18 min on this 2-core machine under load, too long for `npm test`. The quick variant
+ * (cli/experiment-calibrated.test.ts, lib/services/experiments/methods/calibrated.test.ts) runs in CI.
+ */
+const ACCEPTANCE = process.env.CALIBRATED_ACCEPTANCE === "1";
+describe.runIf(ACCEPTANCE)("issue 13 done-when: an experiment with all methods on the calibrated world agrees with the truth", () => {
   let dir: string;
   let world: CalibratedWorld | null = null;
   let failures: RecordedFailure[];
