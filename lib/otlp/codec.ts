@@ -3,7 +3,7 @@
  * otel-otlp.ts reads), and the standard responses back.
  *
  * Protobuf bodies (`application/x-protobuf`) are decoded by protobufjs from the official
- * opentelemetry-proto definitions vendored under ./proto (no hand-written wire parsing); JSON
+ * opentelemetry-proto definitions (see `protoDir`; no hand-written wire parsing); JSON
  * bodies (`application/json`) follow the OTLP/JSON encoding (trace/span ids as hex strings, enums
  * as integers, 64-bit integers as decimal strings or numbers). Both are normalized to the same
  * OTLP/JSON span objects, so a stored span reads the same whichever encoding carried it.
@@ -15,11 +15,16 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import protobuf from "protobufjs";
 
-/** Directory holding `opentelemetry/proto/...` (override: SYMTRACE_OTLP_PROTO_DIR). */
+/**
+ * Directory holding `opentelemetry/proto/...` (override: SYMTRACE_OTLP_PROTO_DIR): the official
+ * opentelemetry-proto definitions as published by the OpenTelemetry JS project in the npm package
+ * `@opentelemetry/otlp-grpc-exporter-base@0.38.0` (`build/protos`, proto v0.19 wire format: scope_spans).
+ * Nothing is vendored in this repository.
+ */
 export function protoDir(): string {
   const env = process.env.SYMTRACE_OTLP_PROTO_DIR;
   if (env) return env;
-  return path.join(process.cwd(), "lib", "otlp", "proto");
+  return path.join(process.cwd(), "node_modules", "@opentelemetry", "otlp-grpc-exporter-base", "build", "protos");
 }
 
 interface Codec {
@@ -32,7 +37,7 @@ let codec: Codec | null = null;
 
 /**
  * The protobufjs types of the official definitions, loaded once per process.
- * @throws Error naming the directory when the vendored .proto files are missing
+ * @throws Error naming the directory when the .proto files are missing
  */
 export function otlpCodec(): Codec {
   if (codec) return codec;
@@ -43,6 +48,15 @@ export function otlpCodec(): Codec {
   // Imports are written relative to the repository root of opentelemetry-proto.
   root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(dir, target));
   root.loadSync(entry, { keepCase: false });
+  // Partial success (OTLP spec, proto v0.20+: `ExportTraceServiceResponse { ExportTracePartialSuccess
+  // partial_success = 1; }`, `ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2; }`)
+  // is newer than the published .proto files: add the two fields when they are missing.
+  const response = root.lookupType("opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse");
+  if (!response.fields.partialSuccess) {
+    const partial = new protobuf.Type("ExportTracePartialSuccess").add(new protobuf.Field("rejectedSpans", 1, "int64")).add(new protobuf.Field("errorMessage", 2, "string"));
+    (response.parent as protobuf.Namespace).add(partial);
+    response.add(new protobuf.Field("partialSuccess", 1, "ExportTracePartialSuccess"));
+  }
   root.resolveAll();
   // google.rpc.Status (googleapis google/rpc/status.proto: code = 1, message = 2; `details`
   // omitted): the body of an OTLP/HTTP failure response.
