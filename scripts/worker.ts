@@ -19,6 +19,13 @@ import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
 
+/** Set at once, before anything starts, so a signal during start-up (e.g. while pg-boss connects) still stops cleanly. */
+let requestStop: ((signal: string) => void) | null = null;
+let pendingSignal: string | null = null;
+for (const sig of ["SIGTERM", "SIGINT"] as const) {
+  process.on(sig, () => (requestStop ? requestStop(sig) : (pendingSignal ??= sig)));
+}
+
 async function main(): Promise<void> {
   const url = resolveDatabaseUrl(process.env.DATABASE_URL);
   const { db, provider } = openDb(url);
@@ -76,8 +83,8 @@ async function main(): Promise<void> {
       process.exit(1);
     });
   };
-  process.on("SIGTERM", () => shutdown("SIGTERM"));
-  process.on("SIGINT", () => shutdown("SIGINT"));
+  requestStop = shutdown;
+  if (pendingSignal) shutdown(pendingSignal);
 }
 
 main().catch((e) => {
