@@ -24,6 +24,7 @@ import type { ScriptedOpenAI } from "../testing/scripted-openai";
 import { closeBoss } from "./backends";
 import { enqueueRepairSearches } from "./repair-search-backends";
 import { RepairSearchWorker, searchNodeBundleId } from "./repair-search-worker";
+import { repairSearchJobCommand } from "../../cli/repair-search-jobs";
 
 const PG = !!process.env.TEST_DATABASE_URL;
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -149,7 +150,14 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
     async () => {
       const timing = path.join(dir, "eval-1.txt");
       process.env.SYMTRACE_EVAL_TIMING_FILE = timing;
-      const v = await createRepairSearch(h.db, { sourceCaseId: caseIds[0], settings: settings({ iterations: 4 }) });
+      // queued through the CLI (`repair-search start`), as an operator would
+      const started = await repairSearchJobCommand(
+        ["start", "--case", failures[0].bundle.id, "--upstream", live.upstream, "--tool-upstream", live.toolUpstream, "--selector-upstream", control.url, "--selector-model", "scripted-model", "--judge-upstream", control.url, "--evaluator", EVALUATOR, "--iterations", "4", "--k", "2", "--l", "2", "--seed", "5", "--", ...command],
+        { url: h.url, env: {} },
+      );
+      expect(started.code).toBe(0);
+      const v = (await getRepairSearch(h.db, (started.output as { id: string }).id))!;
+      expect(v).toMatchObject({ status: "queued", sourceCaseId: caseIds[0], settings: { command, judge: { kind: "llm", upstream: control.url, model: "scripted-model" }, search: { k: 2, l: 2, iterations: 4 } } });
       const seen: number[] = [];
       const w = new RepairSearchWorker({ db: h.db, workerId: "inproc", leaseMs: 5000, log: quiet });
       const controlBefore = control.requests.length;
@@ -177,6 +185,21 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       expect(done.best?.caseId).toBe(done.nodeCases[done.state!.bestId]);
       expect(typeof done.best?.passed).toBe("boolean");
       expect(done.evaluation).toMatchObject({ node: done.state!.bestId, passed: done.best!.passed });
+      // `repair-search show <id>`: the issue's JSON object
+      const shown = await repairSearchJobCommand(["show", v.id], { url: h.url });
+      expect(shown).toEqual({
+        code: 0,
+        output: expect.objectContaining({
+          id: v.id,
+          status: "completed",
+          stopped: "iterations",
+          iterations: 4,
+          nodes: 5,
+          best: expect.objectContaining({ node: done.best!.nodeId, caseId: done.best!.caseId, score: done.best!.score, passed: done.best!.passed }),
+          calls: { selector: 4, judge: 4, mas: done.usage.mas.calls },
+          tokens: { selector: done.usage.selector.tokens, judge: done.usage.judge.tokens, mas: done.usage.mas.tokens, total: done.usage.selector.tokens + done.usage.judge.tokens + done.usage.mas.tokens },
+        }),
+      });
     },
     300_000,
   );

@@ -32,7 +32,7 @@ export interface RepairSearchParams {
  * K = 3, L = 4, D_max = 8, N_iter = 75).
  * @returns the settings, or `{ error }` naming the missing variable
  */
-export function repairSearchSettingsFromEnv(p: RepairSearchParams, env: NodeJS.ProcessEnv = process.env, o: { command?: string[] | null } = {}): RepairSearchSettings | { error: string } {
+export function repairSearchSettingsFromEnv(p: RepairSearchParams, env: Record<string, string | undefined> = process.env, o: { command?: string[] | null } = {}): RepairSearchSettings | { error: string } {
   const upstream = env.SYMTRACE_REPLAY_UPSTREAM?.trim();
   if (!upstream) return { error: "repair searches need a live endpoint: set SYMTRACE_REPLAY_UPSTREAM" };
   const selectorUpstream = env.SYMTRACE_SEARCH_UPSTREAM?.trim() || upstream;
