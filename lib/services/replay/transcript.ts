@@ -185,14 +185,15 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
       return failed("config", oneLine(e));
     }
   } else {
-  progress.liveCalls = 1;
+  const upstream = spec.upstream ?? "";
+    progress.liveCalls = 1;
   progress.emit("live");
   const limit = limitOf(spec.timeoutMs);
   const signals = [opts.signal, limit !== null ? AbortSignal.timeout(limit) : undefined].filter((x): x is AbortSignal => !!x);
   const apiKey = spec.env?.OPENAI_API_KEY || process.env.OPENAI_API_KEY;
   const t0 = performance.now();
   try {
-    const res = await fetch(`${trimSlash(spec.upstream)}/chat/completions`, {
+    const res = await fetch(`${trimSlash(upstream)}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
       body: JSON.stringify(request),
