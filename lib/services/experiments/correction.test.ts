@@ -2,11 +2,12 @@
  * The matched control of a proposed correction (issue 14 item 4) end to end on the calibrated
  * world (lib/testing/calibrated: a LOCAL seeded scripted OpenAI-compatible endpoint and tool
  * server, no real model): two recorded failures get a final annotation with a proposed correction
- * (one right, one wrong); an experiment runs `correction` and `correction-control` with k = 2
+ * (one right, one wrong; a third case's final annotation gives none); an experiment runs `correction` and `correction-control` with k = 2
  * through the real method registry and the attempt worker; then `release export --format aed`
  * grades each case from the pair. The live world's truth is overridden so that an unguided call
  * never recovers (recover.none = late.none = 0): every control must fail, so the grades are
- * determined by the corrections: the right one → E2, the wrong one → no_recovery.
+ * determined by the corrections: the right one → E2, the wrong one → no_recovery, none → both arms
+ * skipped with the reason, E0.
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -42,14 +43,15 @@ beforeAll(async () => {
   const command = buildCalibratedMas(dir);
   recordWorld = await startCalibratedWorld({ seed: 13, session: "record" });
   live = await startCalibratedWorld({ seed: 13, session: "live", truth: { ...DEFAULT_TRUTH, recover: { ...DEFAULT_TRUTH.recover, none: 0 }, late: { ...DEFAULT_TRUTH.late, none: 0 } } });
-  failures = (await recordCalibratedFailures(recordWorld, { count: 2, command })).failures;
+  failures = (await recordCalibratedFailures(recordWorld, { count: 3, command })).failures;
   h = await freshTestDb();
   const user = await h.db.user.create({ data: { name: "Adjudicator", email: "adj@example.test", roles: "adjudicator" } });
   for (const [i, f] of failures.entries()) {
     const { caseId } = await importCase(h.db, { bundle: f.bundle });
     // The first case's correction is right (the unit price for the ordered quantity); the second's is wrong.
+    // The third case's final annotation proposes no correction.
     const price = i === 0 ? unitPriceFor(f.task.item, f.task.qty) : 1.11;
-    corrections.set(f.bundle.id, fact(f.task.item.sku, price));
+    if (i < 2) corrections.set(f.bundle.id, fact(f.task.item.sku, price));
     const a = await h.db.annotation.create({
       data: {
         caseId,
@@ -62,7 +64,7 @@ beforeAll(async () => {
         nodeType: f.bundle.graph.nodes.find((n) => n.id === f.reference.nodeId)!.type,
         confidence: "high",
         rationale: `The trap of ${f.task.item.sku} springs here.`,
-        correction: corrections.get(f.bundle.id)!,
+        correction: corrections.get(f.bundle.id) ?? null,
         submittedAt: new Date(),
         evidence: { create: [{ idx: 0, nodeId: "task_0000", quote: f.task.item.sku }] },
       },
@@ -103,8 +105,8 @@ async function attemptsOf(bundleId: string) {
 
 describe("correction vs correction-control on the calibrated world (local scripted endpoint)", () => {
   test("treatment substitutes the correction (recorded, marked, no model call); control re-executes the original request live; both from the same verified prefix", async () => {
-    expect(failures.map((f) => f.task.category)).toEqual(["C1", "C2"]);
-    for (const f of failures) {
+    expect(failures.map((f) => f.task.category)).toEqual(["C1", "C2", "C3"]);
+    for (const f of failures.slice(0, 2)) {
       const rows = await attemptsOf(f.bundle.id);
       expect(rows.map((r) => `${r.method}#${r.attempt}`)).toEqual(["correction#1", "correction#2", "correction-control#1", "correction-control#2"]);
       // The boundary: the LLM call whose response is the reference node (C1: the Clerk's placeholder report; C2: the call that repeated the lookup).
@@ -146,18 +148,24 @@ describe("correction vs correction-control on the calibrated world (local script
     const st = async (f: RecordedFailure) => (await attemptsOf(f.bundle.id)).map((r) => `${r.method}#${r.attempt}:${r.status}`);
     expect(await st(right)).toEqual(["correction#1:passed", "correction#2:passed", "correction-control#1:failed", "correction-control#2:failed"]);
     expect(await st(wrong)).toEqual(["correction#1:failed", "correction#2:failed", "correction-control#1:failed", "correction-control#2:failed"]);
+    const none = failures[2];
+    const skipped = await h.db.experimentAttempt.findMany({ where: { experimentId, experimentCase: { bundleId: none.bundle.id } } });
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const r of skipped) expect([r.method, r.status, r.skipReason, r.bundleId]).toEqual([r.method, "skipped", `case ${none.bundle.id} has no proposed correction (the final annotation at ${none.reference.nodeId} gives none)`, null]);
+    expect(new Set(skipped.map((r) => r.method))).toEqual(new Set(["correction", "correction-control"]));
   });
 
-  test("release export --format aed grades each case from its pair: E2 and no_recovery", async () => {
+  test("release export --format aed grades each case from its pair: E2, no_recovery, and E0 without a correction", async () => {
     const { releaseCommand } = await import("../../../cli/release");
     const out = path.join(dir, "aed");
     const r = await releaseCommand(["export", "--out", out, "--format", "aed"]);
-    expect(r.output).toMatchObject({ ok: true, rows: 2, grades: { E2: 1, no_recovery: 1 } });
+    expect(r.output).toMatchObject({ ok: true, rows: 3, grades: { E2: 1, no_recovery: 1, E0: 1 } });
     const rows = readFileSync(path.join(out, "aed.jsonl"), "utf8").trim().split("\n").map((l) => JSON.parse(l) as { source: { bundleId: string }; diagnosis: { correction: string | null }; replay: Record<string, unknown>; evidenceGrade: string });
     const byBundle = new Map(rows.map((x) => [x.source.bundleId, x]));
     const [right, wrong] = failures;
     expect(byBundle.get(right.bundle.id)).toMatchObject({ evidenceGrade: "E2", diagnosis: { correction: corrections.get(right.bundle.id) } });
     expect(byBundle.get(wrong.bundle.id)?.evidenceGrade).toBe("no_recovery");
+    expect(byBundle.get(failures[2].bundle.id)).toMatchObject({ evidenceGrade: "E0", diagnosis: { correction: null } });
     expect(byBundle.get(right.bundle.id)?.replay).toMatchObject({ source: "experiment", protocol: "substitution" });
   });
 });
