@@ -27,6 +27,13 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   "correction-control": "Correction Control",
 };
 
+/**
+ * Matched controls (issue 14 item 4): treatment → its control from the same prefix and boundary.
+ * When both run, the default comparisons test the treatment against its control (not the control
+ * against the baseline).
+ */
+export const MATCHED_CONTROLS: Readonly<Record<string, string>> = { correction: "correction-control" };
+
 /** The label of a method name, or the name itself when unknown. */
 export function methodLabel(name: string): string {
   return METHOD_LABELS[name] ?? name;

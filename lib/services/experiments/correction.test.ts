@@ -24,7 +24,7 @@ import { buildCalibratedMas, REPO_ROOT } from "../../testing/calibrated/fast-mas
 import { recordCalibratedFailures, type RecordedFailure } from "../../testing/calibrated/record";
 import { DEFAULT_TRUTH } from "../../testing/calibrated/truth";
 import { startCalibratedWorld, type CalibratedWorld } from "../../testing/calibrated/world";
-import { startExperiment } from "./run";
+import { getExperimentReport, startExperiment } from "./run";
 
 let h: DbHandle;
 let recordWorld: CalibratedWorld;
@@ -153,6 +153,11 @@ describe("correction vs correction-control on the calibrated world (local script
     expect(skipped.length).toBeGreaterThan(0);
     for (const r of skipped) expect([r.method, r.status, r.skipReason, r.bundleId]).toEqual([r.method, "skipped", `case ${none.bundle.id} has no proposed correction (the final annotation at ${none.reference.nodeId} gives none)`, null]);
     expect(new Set(skipped.map((r) => r.method))).toEqual(new Set(["correction", "correction-control"]));
+    // The skipped case's two attempt rows per arm are counted as skipped. The experiment's statistics compare the treatment with its matched control (paired per case).
+    const rep = (await getExperimentReport(h.db, experimentId))!.cli;
+    expect(rep.methods.correction).toMatchObject({ attempts: 4, skipped: 2, pass: { rate: 0.5, k: 1 } });
+    expect(rep.methods["correction-control"]).toMatchObject({ attempts: 4, skipped: 2, pass: { rate: 0, k: 1 } });
+    expect(rep.comparisons).toMatchObject([{ a: "correction", b: "correction-control", diffPoints: 50, n10: 1, n01: 0 }]);
   });
 
   test("release export --format aed grades each case from its pair: E2, no_recovery, and E0 without a correction", async () => {
