@@ -148,6 +148,7 @@ const jsonl = (f: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 beforeAll(async () => {
+  process.env.SYMTRACE_QUIET = "1"; // the MAS's progress lines
   mas = buildCalibratedMas(path.join(tmp, "mas"));
   // The demo data and the recording are independent: run them side by side.
   const seeding = seedDemo(srcUrl);
@@ -245,7 +246,7 @@ describe("issue 14 end to end: demo data → annotate → adjudicate → experim
       [
         "run", "--cases", casesDir, "--methods", `${TREATMENT},${CONTROL}`, "--attempts", String(K),
         "--upstream", live!.upstream, "--tool-upstream", live!.toolUpstream,
-        "--evaluator", "node scripts/calibrated-evaluator.mjs", "--reproduction-judge", "node scripts/calibrated-reproduction-judge.mjs",
+        "--evaluator", "node scripts/calibrated-evaluator.mjs",
         "--seed", "7", "--workers", "2", "--out", path.join(tmp, "exp"), "--", ...mas,
       ],
       { url: srcUrl, log: () => {} },
