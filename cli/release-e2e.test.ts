@@ -356,6 +356,17 @@ describe("issue 14 end to end: demo data → annotate → adjudicate → experim
     // the finals were replayed: no final is left at E0 (every final has k trials per arm)
     expect(grades.filter((g) => g === "E0")).toEqual([]);
     console.log(`release-e2e: final grades ${JSON.stringify(grades)}`);
+
+    // The reloaded database gives the same diagnoses: same rows, traces, quotes, corrections and
+    // splits (a release carries no experiments, so there the replay evidence is empty: E0).
+    const again = path.join(tmp, "aed-reloaded");
+    const r2 = await release(dstUrl, ["export", "--format", "aed", "--status", "all", "--out", again]);
+    expect(r2.code, JSON.stringify(r2.output)).toBe(0);
+    const rows2 = jsonl(path.join(again, "aed.jsonl")) as unknown as typeof rows;
+    const strip = (x: (typeof rows)[number]) => ({ ...x, replay: undefined, evidenceGrade: undefined, gradeReason: undefined });
+    const byId = (xs: typeof rows) => Object.fromEntries(xs.map((x) => [x.id, strip(x)]));
+    expect(byId(rows2)).toEqual(byId(rows));
+    expect(new Set(rows2.map((x) => x.evidenceGrade))).toEqual(new Set(["E0"]));
   });
 
   test("training views: no task in two splits, splits by the documented rule, no privileged text in any input", async () => {
