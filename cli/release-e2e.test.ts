@@ -308,7 +308,7 @@ describe("issue 14 end to end: demo data → annotate → adjudicate → experim
       id: string;
       source: { bundleId: string; taskId: string };
       trace: { steps: Array<{ index: number; nodeId: string }> };
-      diagnosis: { step: { nodeId: string; index: number }; quotes: Array<{ source: string; nodeId: string | null; stepIndex: number | null; text: string }>; correction: string | null };
+      diagnosis: { step: { nodeId: string; index: number }; labels: { categories: string[]; primary: string }; explanation: string; quotes: Array<{ source: string; nodeId: string | null; stepIndex: number | null; text: string }>; correction: string | null };
       review: { kind: string; adjudicated: boolean };
       replay: { treatment: { n: number; s: number; trials: number }; control: { n: number; s: number; trials: number } };
       evidenceGrade: string;
@@ -323,8 +323,14 @@ describe("issue 14 end to end: demo data → annotate → adjudicate → experim
     for (const c of cases) {
       const attempts = (await src.experimentAttempt.findMany({ where: { experimentCase: { caseId: c.caseId } }, select: { method: true, status: true, anchorNodeId: true } })).filter((a) => ["passed", "failed", "error"].includes(a.status));
       const mine = made.get(c.caseId)!;
+      const key = (f: { nodeId: string | null; primary: string | null; categories: string[] }) => `${f.nodeId}|${f.primary}|${[...f.categories].sort().join()}`;
+      const initialRows = rows.filter((x) => x.source.bundleId === c.bundleId && x.review.kind === "initial");
+      expect(initialRows.map((x) => key({ nodeId: x.diagnosis.step.nodeId, ...x.diagnosis.labels })).sort()).toEqual(mine.initial.map(key).sort());
       for (const row of rows.filter((x) => x.source.bundleId === c.bundleId)) {
-        const fields = row.review.kind === "final" ? mine.final : mine.initial[Number(row.id.split("#initial-")[1]) - 1]!;
+        // the annotation this row is (initial rows are numbered in the order of content)
+        const same = (f: AnnotationFields) => f.nodeId === row.diagnosis.step.nodeId && f.primary === row.diagnosis.labels.primary && [...f.categories].sort().join() === row.diagnosis.labels.categories.join() && f.rationale === row.diagnosis.explanation;
+        const fields = row.review.kind === "final" ? mine.final : mine.initial.find(same)!;
+        expect(fields, row.id).toBeDefined();
         expect(row.diagnosis.step.nodeId).toBe(fields.nodeId);
         // quotes: the annotation's evidence and rationale quote, each found at or before the blamed node
         const blamed = c.bundle.order.indexOf(fields.nodeId!);
