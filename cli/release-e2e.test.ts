@@ -1,5 +1,5 @@
 /**
- * Issue 14 "Done when", end to end on fresh SQLite databases, through the entry points a user
+ * Issue 14 "Done when", end to end on fresh SQLite databases (PostgreSQL with TEST_DATABASE_URL), through the entry points a user
  * calls: `npm run db:seed` (demo data), calibrated-world failures recorded and imported as cases
  * (lib/testing/calibrated: a seeded local OpenAI-compatible endpoint and tool server, no network;
  * `symtrace import`'s importPaths), three annotators annotate blind (trace-grounded quotes, a
@@ -22,6 +22,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ReplayBundle } from "../lib/bundle";
 import { openDb, type Db } from "../lib/db/client";
 import { exportBundle } from "../lib/db/cases";
+import { freshTestDb } from "../lib/db/test-db";
 import { assignCases, finalizeCase, saveDraft, submitInitial } from "../lib/db/annotations";
 import type { AnnotationFields, Role } from "../lib/annotation";
 import { agreementFromDb } from "../lib/services/agreement";
@@ -34,8 +35,9 @@ import { releaseCommand } from "./release";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const tmp = mkdtempSync(path.join(os.tmpdir(), "symtrace-rel-e2e-"));
-const srcUrl = "file:" + path.join(tmp, "src.db");
-const dstUrl = "file:" + path.join(tmp, "dst.db");
+/** Source and destination databases: fresh SQLite files, or fresh PostgreSQL databases when TEST_DATABASE_URL names a server (lib/db/test-db.ts). */
+let srcUrl = "file:" + path.join(tmp, "src.db");
+let dstUrl = "file:" + path.join(tmp, "dst.db");
 const casesDir = path.join(tmp, "cases");
 const releaseDir = path.join(tmp, "release");
 const base = Number(process.env.SYMTRACE_TEST_REL_PORT ?? 5210);
@@ -150,6 +152,14 @@ const jsonl = (f: string) =>
 beforeAll(async () => {
   process.env.SYMTRACE_QUIET = "1"; // the MAS's progress lines
   mas = buildCalibratedMas(path.join(tmp, "mas"));
+  if (process.env.TEST_DATABASE_URL) {
+    for (const which of ["src", "dst"] as const) {
+      const h = await freshTestDb();
+      await h.db.$disconnect();
+      if (which === "src") srcUrl = h.url;
+      else dstUrl = h.url;
+    }
+  }
   // The demo data and the recording are independent: run them side by side.
   const seeding = seedDemo(srcUrl);
   const rec = await startCalibratedWorld({ seed: WORLD_SEED, session: "record", port: base, toolPort: base + 1 });
@@ -183,7 +193,7 @@ afterAll(async () => {
   await src?.$disconnect();
 });
 
-describe("issue 14 end to end: demo data → annotate → adjudicate → experiment → release → import, AED and views", () => {
+describe(`issue 14 end to end (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLite"}): demo data → annotate → adjudicate → experiment → release → import, AED and views`, () => {
   test("the recorded calibrated failures are imported as cases beside the demo data", async () => {
     const before = await src.case.count();
     expect(before).toBeGreaterThan(20); // the demo data is there
