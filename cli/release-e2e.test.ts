@@ -4,7 +4,8 @@
  * (lib/testing/calibrated: a seeded local OpenAI-compatible endpoint and tool server, no network;
  * `symtrace import`'s importPaths), three annotators annotate blind (trace-grounded quotes, a
  * proposed correction) and an adjudicator finalizes (lib/db/annotations, what the annotation pages
- * call), `symtrace experiment run` on those cases (node-level methods, k = 2), `symtrace release
+ * call), `symtrace experiment run` on three of them (node-level matched pairs: `correction` /
+ * `correction-control` and `annotated-node` / `node-resample`, k = 2), `symtrace release
  * export`, `release import` into a new empty database, and `release export --format aed |
  * sft-diagnosis | sft-recovery | preference`. Checked independently of the exporter's code:
  * bundle hashes and agreement figures (Fleiss' κ recomputed here), every AED row against the
@@ -14,7 +15,7 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { Ajv } from "ajv";
@@ -27,6 +28,7 @@ import { assignCases, finalizeCase, saveDraft, submitInitial } from "../lib/db/a
 import type { AnnotationFields, Role } from "../lib/annotation";
 import { agreementFromDb } from "../lib/services/agreement";
 import { importPaths } from "../lib/services/import-files";
+import { unitPriceFor } from "../lib/testing/calibrated/catalogue.mjs";
 import { buildCalibratedMas } from "../lib/testing/calibrated/fast-mas";
 import { recordCalibratedFailures, recordCalibratedRun, referenceOf, type RecordedFailure } from "../lib/testing/calibrated/record";
 import { startCalibratedWorld, type CalibratedWorld } from "../lib/testing/calibrated/world";
@@ -39,12 +41,21 @@ const tmp = mkdtempSync(path.join(os.tmpdir(), "symtrace-rel-e2e-"));
 let srcUrl = "file:" + path.join(tmp, "src.db");
 let dstUrl = "file:" + path.join(tmp, "dst.db");
 const casesDir = path.join(tmp, "cases");
+/** The second failure of the first task: imported and annotated, not in the experiment (its grade: E0). */
+const extraDir = path.join(tmp, "cases-extra");
 const releaseDir = path.join(tmp, "release");
 const base = Number(process.env.SYMTRACE_TEST_REL_PORT ?? 5210);
 const WORLD_SEED = 29;
-/** Treatment and control arms of the experiment (node-level; lib/release/aed/experiments.ts reads them). */
-const TREATMENT = "annotated-node";
-const CONTROL = "node-resample";
+/**
+ * The experiment's node-level methods: two matched pairs (treatment, control), in the order
+ * lib/release/aed/experiments.ts prefers them — the proposed correction substituted vs the
+ * original request re-executed, and guidance at the annotated node vs an unguided resample.
+ */
+const PAIRS = [
+  ["correction", "correction-control"],
+  ["annotated-node", "node-resample"],
+] as const;
+const METHODS = PAIRS.flat();
 const K = 2;
 
 let mas: string[];
@@ -52,7 +63,7 @@ let live: CalibratedWorld | undefined;
 let src: Db;
 let failures: RecordedFailure[] = [];
 /** Case ids (database) and bundles of the recorded failures, in recording order. */
-const cases: Array<{ caseId: string; bundleId: string; bundle: ReplayBundle; taskId: string; category: string; nodeId: string }> = [];
+const cases: Array<{ caseId: string; bundleId: string; bundle: ReplayBundle; taskId: string; category: string; nodeId: string; failure: RecordedFailure }> = [];
 /** The annotations made here, per case: three initial (annotator index → fields) and the final. */
 const made = new Map<string, { initial: AnnotationFields[]; final: AnnotationFields }>();
 
@@ -172,7 +183,8 @@ beforeAll(async () => {
       const r = await recordCalibratedRun(rec, task, { id: `calibrated/${WORLD_SEED}/${task.id}/again${t}`, command: mas });
       if (r.passed) continue;
       const reference = referenceOf(r.bundle, task);
-      const file = path.join(casesDir, `004-${task.id}-again.json`);
+      mkdirSync(extraDir, { recursive: true });
+      const file = path.join(extraDir, `004-${task.id}-again.json`);
       const withMeta = { ...r.bundle, source: { dataset: "bundle", file: path.basename(file), subset: "calibrated" } } as ReplayBundle;
       writeFileSync(file, JSON.stringify(withMeta));
       failures.push({ task, bundle: withMeta, reference, file });
@@ -197,14 +209,14 @@ describe(`issue 14 end to end (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : 
   test("the recorded calibrated failures are imported as cases beside the demo data", async () => {
     const before = await src.case.count();
     expect(before).toBeGreaterThan(20); // the demo data is there
-    const r = await importPaths(src, [casesDir]);
+    const r = await importPaths(src, [casesDir, extraDir]);
     expect(r.failed).toEqual([]);
     expect(r.imported).toBe(4);
     for (const f of failures) {
       const c = r.cases.find((x) => x.bundleId === f.bundle.id)!;
       const bundle = (await exportBundle(src, { caseId: c.caseId }))!;
       expect(bundle.outcome?.passed).toBe(false);
-      cases.push({ caseId: c.caseId, bundleId: f.bundle.id, bundle, taskId: f.task.id, category: f.task.category, nodeId: f.reference.nodeId });
+      cases.push({ caseId: c.caseId, bundleId: f.bundle.id, bundle, taskId: f.task.id, category: f.task.category, nodeId: f.reference.nodeId, failure: f });
     }
     expect(new Set(cases.map((c) => c.taskId)).size).toBe(3);
     expect(await src.case.count()).toBe(before + 4);
@@ -232,7 +244,9 @@ describe(`issue 14 end to end (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : 
         confidence: "high",
         rationale: `The failure starts here: the trace shows "${before.quote}" before this step, and the step does not use the looked-up price.`,
         evidence,
-        correction: `Call lookup for the item named in the task and report "FACT: unit price of <sku> = <price> EUR." from its result before answering.`,
+        // a* at the node: the Clerk's report line with the unit price for the task's quantity (the
+        // lookup result shows it); on case 3 the adjudicator gets the price wrong
+        correction: `FACT: unit price of ${c.failure.task.item.sku} = ${(ci === 2 ? 1.11 : unitPriceFor(c.failure.task.item, c.failure.task.qty)).toFixed(2)} EUR.`,
       };
       const initial: AnnotationFields[] = annotators.map(() => structuredClone(correct));
       // Disagreement, so the agreement figures are not trivial: annotator 3 blames an earlier node
@@ -251,10 +265,10 @@ describe(`issue 14 end to end (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : 
     expect(await src.annotation.count({ where: { kind: "initial", status: "submitted" } })).toBe(12);
   });
 
-  test(`experiment run on the calibrated world: ${TREATMENT} and ${CONTROL}, k = ${K}`, async () => {
+  test(`experiment run on the calibrated world: ${METHODS.join(", ")}, k = ${K}`, async () => {
     const r = await experimentCommand(
       [
-        "run", "--cases", casesDir, "--methods", `${TREATMENT},${CONTROL}`, "--attempts", String(K),
+        "run", "--cases", casesDir, "--methods", METHODS.join(","), "--attempts", String(K),
         "--upstream", live!.upstream, "--tool-upstream", live!.toolUpstream,
         "--evaluator", "node scripts/calibrated-evaluator.mjs",
         "--seed", "7", "--workers", "2", "--out", path.join(tmp, "exp"), "--", ...mas,
@@ -263,8 +277,8 @@ describe(`issue 14 end to end (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : 
     );
     expect(r.code).toBe(0);
     const o = r.output as { cases: number; methods: Record<string, { attempts: number; errors: number; skipped: number }> };
-    expect(o.cases).toBe(4);
-    for (const m of [TREATMENT, CONTROL]) expect(o.methods[m]).toMatchObject({ attempts: 4 * K, errors: 0, skipped: 0 });
+    expect(o.cases).toBe(3);
+    for (const m of METHODS) expect(o.methods[m], m).toMatchObject({ attempts: 3 * K, errors: 0, skipped: 0 });
   }, 180_000);
 
   test("release export, then release import into a new empty database: identical bundle hashes and agreement figures", async () => {
@@ -354,23 +368,27 @@ describe(`issue 14 end to end (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : 
           expect(nodeHas(c.bundle, q.nodeId!, q.text), `${row.id}: "${q.text}" in ${q.nodeId}`).toBe(true);
           expect(row.trace.steps[q.stepIndex!]!.nodeId).toBe(q.nodeId);
         }
-        // the grade from the stored attempts anchored at this diagnosis's node
+        // the grade from the stored attempts anchored at this diagnosis's node: the first pair whose
+        // treatment ran there (one experiment here)
         const arm = (m: string) => attempts.filter((a) => a.method === m && a.anchorNodeId === fields.nodeId).map((a) => (a.status === "error" ? null : a.status === "passed"));
-        const T = arm(TREATMENT);
-        const C = arm(CONTROL);
+        const pair = PAIRS.find(([t]) => arm(t).length > 0) ?? PAIRS[0];
+        const T = arm(pair[0]);
+        const C = arm(pair[1]);
         expect(row.evidenceGrade, row.id).toBe(ladder(true, T, C));
         expect(row.replay.treatment).toMatchObject({ trials: T.length, s: T.filter((x) => x === true).length });
         expect(row.replay.control).toMatchObject({ trials: C.length, s: C.filter((x) => x === true).length });
         if (row.review.kind === "final") {
-          expect(T.length).toBe(K);
-          expect(C.length).toBe(K);
+          const inExperiment = c.failure.file!.startsWith(casesDir + path.sep);
+          expect(T.length).toBe(inExperiment ? K : 0);
+          expect(C.length).toBe(inExperiment ? K : 0);
           expect(row.diagnosis.correction).toBe(fields.correction);
+          if (inExperiment) expect(row.replay).toMatchObject({ source: "experiment", protocol: "substitution" });
           grades.push(row.evidenceGrade);
         }
       }
     }
-    // the finals were replayed: no final is left at E0 (every final has k trials per arm)
-    expect(grades.filter((g) => g === "E0")).toEqual([]);
+    // the finals in the experiment were replayed (k trials per arm): only the extra case is left at E0
+    expect(grades.filter((g) => g === "E0")).toEqual(["E0"]);
     console.log(`release-e2e: final grades ${JSON.stringify(grades)}`);
 
     // The reloaded database gives the same diagnoses: same rows, traces, quotes, corrections and
