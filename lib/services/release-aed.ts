@@ -107,6 +107,25 @@ export function replayEvidence(c: Pick<CaseInputs, "runs" | "attempts">, caseKey
   return { source: "replay-runs", protocol: "guidance", treatment, control: [] };
 }
 
+/**
+ * The order of a case's initial annotations for their row ids (`#initial-<k>`): by content
+ * (categories, primary, node, node type, confidence, rationale, evidence, correction), code-unit
+ * order. What a release round trip preserves; submission times and row ids are not.
+ */
+export function initialOrderKey(a: {
+  categories: string | null;
+  primary: string | null;
+  nodeId: string | null;
+  nodeType: string | null;
+  confidence: string | null;
+  rationale: string;
+  evidence: Array<{ nodeId: string; quote: string }>;
+  correction: string | null;
+}): string {
+  const cats = (a.categories ?? "").split(",").filter(Boolean).sort().join(",");
+  return JSON.stringify([cats, a.primary ?? "", a.nodeId ?? "", a.nodeType ?? "", a.confidence ?? "", a.rationale, a.evidence.map((e) => [e.nodeId, e.quote]), a.correction ?? ""]);
+}
+
 /** Load the selected failed cases with their diagnoses, trials and privileged data. */
 async function loadCases(db: Db, args: ReleaseExportArgs) {
   const rows = await selectReleaseCases(db, args.filter);
@@ -141,7 +160,13 @@ async function loadCases(db: Db, args: ReleaseExportArgs) {
     });
     const finalRow = anns.find((a) => a.id === c.finalAnnotationId);
     const final = finalRow ? toInput(finalRow, "final") : null;
-    const initials = anns.filter((a) => a.kind === "initial").map((a, i) => toInput(a, "initial", i + 1));
+    // `#initial-<k>`: k-th in the order of content, not of submission, so that a row names the same
+    // annotation in a database reloaded from a release (which carries no submission times).
+    const initials = anns
+      .filter((a) => a.kind === "initial")
+      .map((a) => ({ a, key: initialOrderKey(a) }))
+      .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
+      .map(({ a }, i) => toInput(a, "initial", i + 1));
     const initialCount = await db.annotation.count({ where: { caseId: c.id, kind: "initial", status: "submitted" } });
     const diagnoses = [...(final ? [final] : []), ...(args.filter.status === "all" ? initials : [])];
     if (!diagnoses.length) {

@@ -16,6 +16,7 @@ import {
   preferenceView,
   privilegedData,
   recoveryView,
+  renderTrace,
   resolveQuotes,
   splitOf,
   studentTrace,
@@ -251,6 +252,16 @@ describe("training views", () => {
     expect(leakedPrivileged("Potash Markets - Clark Street", rec.trace, privilegedData(gold("c1")))).toEqual([]);
     // a privileged value that is part of the task prompt is allowed (the model saw the prompt)
     expect(isViewItem(diagnosisView(rec, { reference: { note: "Which supermarkets within 2 blocks" } }))).toBe(true);
+  });
+
+  test("a dataset's reference label names a node of the trace: its node id (rendered in every step header) is not a leak", () => {
+    // Found by cli/release-e2e.test.ts: every calibrated case (reference label on agent_action_0001, …) was skipped
+    // from the diagnosis view as "privileged text in the input: \"agent_action_0001\"".
+    const labels = { referenceLabels: [{ source: "who_and_when", annotator: "dataset", nodeId: "tool_result_0001", agent: "Assistant", reason: "SENTINEL-LABEL-REASON-55d1", failureModes: [] }] };
+    expect(leakedPrivileged(renderTrace(rec.trace), rec.trace, labels)).toEqual([]);
+    expect(isViewItem(diagnosisView(rec, labels))).toBe(true);
+    // the label's own text is still caught
+    expect(leakedPrivileged(`${renderTrace(rec.trace)}\nhint: SENTINEL-LABEL-REASON-55d1`, rec.trace, labels)).toEqual(["SENTINEL-LABEL-REASON-55d1"]);
   });
 
   test("sft-recovery: prefix before final_result → the passing branch's answer; unknown and failing branches give no row", () => {
