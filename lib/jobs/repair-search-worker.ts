@@ -270,6 +270,11 @@ export class RepairSearchWorker {
       if (state) {
         // Resume: put every bundle the saved nodes refer to back into the scratch directory.
         await this.restoreBundles(state, nodeCases, dir, mod.parseStateRef);
+        // Cases a dead worker imported for an iteration it never saved: not part of the tree (never annotated or replayed).
+        const orphans = await this.db.case.deleteMany({
+          where: { bundleId: { startsWith: `${scope}/` }, id: { notIn: Object.values(nodeCases) }, annotations: { none: {} }, replayRuns: { none: {} }, assignments: { none: {} } },
+        });
+        if (orphans.count) this.o.log(`${label}: removed ${orphans.count} case(s) of an unsaved iteration [${this.id}]`);
         this.o.log(`${label} resumed at iteration ${state.iteration} (${state.order.length} nodes) [${this.id}]`);
       } else {
         state = createSearch(root, s.search);
@@ -281,6 +286,13 @@ export class RepairSearchWorker {
         const before = state.order.length;
         await iterate(state, env, { signal: soft.signal });
         if (hard.signal.aborted || lost) break; // the iteration was cut short: not saved
+        // Still the holder? (A worker that lost the search imports nothing: no stray cases.)
+        const held = await renewRepairSearchLease(this.db, v.id, this.id, this.o.leaseMs);
+        if (!held.owned) {
+          lost = true;
+          break;
+        }
+        if (held.cancel && !soft.signal.aborted) soft.abort("cancel");
         for (const id of state.order.slice(before)) {
           const n = state.nodes[id];
           if (!n.state) continue;

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { validateBundle } from "../bundle";
+import { syntheticBundle, validateBundle } from "../bundle";
 import { exportBundle, importCase } from "../db/cases";
 import type { DbHandle } from "../db/client";
 import { createRepairSearch, getRepairSearch, requestRepairSearchCancel, type RepairSearchSettings, type RepairSearchView } from "../db/repair-searches";
@@ -98,7 +98,7 @@ const finalSearch = (id: string, timeoutMs = 120_000) =>
 function spawnWorker(id: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; stderr: () => string }> {
   const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "scripts/worker.ts"], {
     cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: h.url, SYMTRACE_WORKER_ID: id, SYMTRACE_WORKER_KIND: "repair-search", SYMTRACE_WORKER_LEASE_MS: "1500", SYMTRACE_WORKER_POLL_MS: "100", SYMTRACE_OTLP_ASSEMBLER: "0", ...env },
+    env: { ...process.env, DATABASE_URL: h.url, SYMTRACE_WORKER_ID: id, SYMTRACE_WORKER_KIND: "repair-search", SYMTRACE_WORKER_LEASE_MS: "3000", SYMTRACE_WORKER_POLL_MS: "100", SYMTRACE_OTLP_ASSEMBLER: "0", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   children.push(child);
@@ -248,6 +248,10 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       expect(atKill.status).toBe("running");
       expect(k).toBeLessThan(N);
 
+      // a case of an iteration nobody saved (as a worker killed between import and save leaves): removed on resume
+      const orphanId = searchNodeBundleId(atKill.sourceBundleId, v.id, "n99");
+      await importCase(h.db, { bundle: syntheticBundle({ id: orphanId, turns: 1 }) });
+
       const b = await spawnWorker("kill-b", env);
       const done = await finalSearch(v.id);
       expect(done).toMatchObject({ status: "completed", stopped: "iterations", claims: 2, workerId: "kill-b" });
@@ -262,6 +266,8 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       const itA = loggedIterations(a.stderr(), v.id);
       const itB = loggedIterations(b.stderr(), v.id);
       expect(b.stderr()).toContain(`repair-search ${v.id} resumed at iteration ${k} (${k + 1} nodes)`);
+      expect(b.stderr()).toMatch(new RegExp(`repair-search ${v.id}: removed [12] case\\(s\\) of an unsaved iteration`));
+      expect(await h.db.case.count({ where: { bundleId: orphanId } })).toBe(0);
       expect(itB).toEqual(Array.from({ length: N - k }, (_, i) => k + 1 + i));
       expect(itA.filter((i) => i <= k)).toEqual(Array.from({ length: k }, (_, i) => i + 1));
       // selector / judge calls: one each per saved iteration (an iteration cut by the kill is not counted)
@@ -269,8 +275,16 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       expect(done.usage.judge.calls).toBe(N);
       expect(readFileSync(evalFile, "utf8").trim().split("\n")).toHaveLength(1);
 
-      // two searches in parallel on two workers
-      const c = await spawnWorker("par-c", env);
+      {
+        const exit = new Promise((r) => b.child.once("exit", r));
+        b.child.kill("SIGTERM");
+        await exit;
+      }
+
+      // two searches in parallel on two workers (a long lease: no takeover from a worker slowed by the loaded machine)
+      const par = { SYMTRACE_WORKER_LEASE_MS: "20000" };
+      const c = await spawnWorker("par-c", par);
+      const d = await spawnWorker("par-d", par);
       const s1 = await createRepairSearch(h.db, { sourceCaseId: caseIds[0], settings: settings({ iterations: 3, evaluator: null }) });
       const s2 = await createRepairSearch(h.db, { sourceCaseId: caseIds[1], settings: settings({ iterations: 3, evaluator: null }) });
       if (PG) await enqueueRepairSearches(h.db, [s1.id, s2.id], { url: h.url });
@@ -279,11 +293,11 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
         expect(d).toMatchObject({ status: "completed", claims: 1 });
         await checkTree(d, 3);
       }
-      expect(new Set([d1.workerId, d2.workerId])).toEqual(new Set(["kill-b", "par-c"]));
+      expect(new Set([d1.workerId, d2.workerId])).toEqual(new Set(["par-c", "par-d"]));
       // they overlapped in time
       expect(d1.startedAt!.getTime()).toBeLessThan(d2.finishedAt!.getTime());
       expect(d2.startedAt!.getTime()).toBeLessThan(d1.finishedAt!.getTime());
-      for (const w of [b, c]) {
+      for (const w of [c, d]) {
         const exit = new Promise((r) => w.child.once("exit", r));
         w.child.kill("SIGTERM");
         await exit;
