@@ -3,6 +3,7 @@
  * the app, sees it listed, downloads its manifest and annotations (pseudonymised: no email); an
  * annotator cannot open the page.
  */
+import { gunzipSync } from "node:zlib";
 import { expect, test } from "@playwright/test";
 import { finalizeCase, openDb, saveDraft, submitInitial } from "../lib/db";
 import type { AnnotationFields } from "../lib/annotation";
@@ -72,6 +73,14 @@ test("a researcher creates a release of the adjudicated cases and downloads its 
   expect(c.initial.map((a: { annotator: string; primary: string }) => a.primary).sort()).toEqual(["C2", "C2", "C3"]);
   for (const a of c.initial) expect(a.annotator).toMatch(/^person-[0-9a-f]{8}$/);
 
+  // the whole release as one .tar.gz: gzip magic, and the manifest's path inside the tar
+  const archive = await page.request.get((await item.getByTestId("release-archive").getAttribute("href")) as string);
+  expect(archive.status()).toBe(200);
+  expect(archive.headers()["content-disposition"]).toContain(`filename="${name}.tar.gz"`);
+  const tgz = await archive.body();
+  expect([tgz[0], tgz[1]]).toEqual([0x1f, 0x8b]);
+  expect(gunzipSync(tgz).subarray(0, 100).toString("latin1").replace(/\0+$/, "")).toBe(`${name}/manifest.json`);
+
   // only the release's own files are served
   expect((await page.request.get(`/api/releases/${name}/..%2F..%2Fpackage.json`)).status()).toBe(404);
 });
@@ -81,4 +90,5 @@ test("an annotator cannot open the Releases page", async ({ page }) => {
   await page.goto("/releases");
   await expect(page).toHaveURL(/\/forbidden/);
   expect((await page.request.get("/api/releases/x/manifest.json")).status()).toBe(403);
+  expect((await page.request.get("/api/releases/x.tar.gz")).status()).toBe(403);
 });

@@ -13,7 +13,7 @@ const fileHref = (name: string, rel: string) => `/api/releases/${encodeURICompon
 /**
  * Dataset releases (issue 14 item 1), researchers and admins: "Create release" writes a versioned
  * release folder on the server (manifest, datasheet, bundles, pseudonymised annotations, agreement)
- * as `symtrace release export` does; each release's files can be downloaded one by one.
+ * as `symtrace release export` does; each release downloads as one .tar.gz or file by file.
  */
 export default async function ReleasesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireViewer("researcher", "admin");
@@ -70,6 +70,9 @@ export default async function ReleasesPage({ searchParams }: { searchParams: Pro
                 On the server: <code>{r.dir}</code>
               </p>
               <p className="mt-2 flex flex-wrap gap-3">
+                <a className="font-medium text-blue-700 underline" href={`/api/releases/${encodeURIComponent(r.name)}.tar.gz`} data-testid="release-archive">
+                  {r.name}.tar.gz (whole release)
+                </a>
                 {["manifest.json", "README.md", "annotations/annotations.json", "agreement.json", "SHA256SUMS"].map((f) => (
                   <a key={f} className="text-blue-700 underline" href={fileHref(r.name, f)}>
                     {f}

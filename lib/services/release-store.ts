@@ -1,11 +1,15 @@
 /**
  * The app's releases (the Releases page and its downloads): release folders written server-side
- * under SYMTRACE_RELEASES_DIR (default data/releases), one folder per release version. No zip:
- * the page offers the folder's files one by one (manifest, datasheet, annotations, agreement,
- * bundles) and the folder's path on the server.
+ * under SYMTRACE_RELEASES_DIR (default data/releases), one folder per release version. The page
+ * offers the whole release as one .tar.gz (streamed with tar-stream and zlib, nothing buffered
+ * whole) and the folder's files one by one (manifest, datasheet, annotations, agreement, bundles).
  */
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { createReadStream, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from "node:fs";
 import path from "node:path";
+import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
+import { createGzip } from "node:zlib";
+import { pack as tarPack } from "tar-stream";
 import type { Db } from "../db";
 import { releasesDir } from "../env";
 import { MANIFEST_FILE, SHA256SUMS_FILE, type ReleaseManifest } from "../release";
@@ -75,4 +79,35 @@ export function readReleaseFile(name: string, rel: string, dir = releasesDir()):
   const bytes = readFileSync(path.join(root, rel));
   const contentType = rel.endsWith(".json") ? "application/json" : rel.endsWith(".md") ? "text/markdown; charset=utf-8" : "text/plain; charset=utf-8";
   return { bytes, contentType };
+}
+
+/**
+ * The whole stored release as one gzip-compressed tar stream: `<name>/manifest.json`,
+ * `<name>/SHA256SUMS` and every file the manifest lists, in manifest order, each streamed from
+ * disk (memory stays at one chunk whatever the bundles' sizes). Unpacked, it is a folder that
+ * `symtrace release import` loads.
+ * @returns a readable byte stream (application/gzip), or null when there is no such release
+ */
+export function releaseArchive(name: string, dir = releasesDir()): Readable | null {
+  if (!RELEASE_NAME.test(name)) return null;
+  const root = path.join(dir, name);
+  let m: ReleaseManifest;
+  try {
+    m = readReleaseManifest(root);
+  } catch {
+    return null;
+  }
+  const files = [MANIFEST_FILE, SHA256SUMS_FILE, ...m.files.map((f) => f.path)].filter((f, i, all) => all.indexOf(f) === i && existsSync(path.join(root, f)));
+  const tar = tarPack();
+  const gz = tar.pipe(createGzip());
+  void (async () => {
+    for (const rel of files) {
+      const abs = path.join(root, rel);
+      const st = statSync(abs);
+      const entry = tar.entry({ name: `${name}/${rel}`, size: st.size, mtime: st.mtime, mode: 0o644 });
+      await pipeline(createReadStream(abs), entry);
+    }
+    tar.finalize();
+  })().catch((e: Error) => gz.destroy(e));
+  return gz;
 }

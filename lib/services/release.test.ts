@@ -1,16 +1,20 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { createGunzip } from "node:zlib";
+import { extract as tarExtract } from "tar-stream";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
 import { serializeBundle } from "../bundle";
 import { exportBundle, type DbHandle } from "../db";
 import { freshTestDb } from "../db/test-db";
-import { sha256Hex, type ReleaseManifest } from "../release";
+import { MANIFEST_FILE, SHA256SUMS_FILE, sha256Hex, type ReleaseManifest } from "../release";
 import { seedReleaseData, GOLD_IDS, RELEASE_SEED_USERS } from "../testing/release-seed";
 import { agreementFromDb } from "./agreement";
 import { exportRelease, ReleaseExportError } from "./release-export";
 import { importRelease, ReleaseImportError } from "./release-import";
-import { createStoredRelease, listReleases, readReleaseFile } from "./release-store";
+import { createStoredRelease, listReleases, readReleaseFile, releaseArchive } from "./release-store";
 
 vi.setConfig({ testTimeout: 300_000, hookTimeout: 300_000 });
 
@@ -250,4 +254,41 @@ describe("stored releases (the Releases page)", () => {
     expect(readReleaseFile("..", "manifest.json", store)).toBeNull();
     expect(readReleaseFile(a.name, "bundles/none.bundle.json", store)).toBeNull();
   });
+
+  test("the whole release as one .tar.gz: every listed file byte for byte, and it imports again", async () => {
+    const store = tmp();
+    const a = await createStoredRelease(src.db, { status: "adjudicated" }, { dir: store, now: new Date("2026-11-29T10:00:00Z") });
+    expect(releaseArchive("..", store)).toBeNull();
+    expect(releaseArchive("no-such-release", store)).toBeNull();
+    const chunks: Buffer[] = [];
+    for await (const c of releaseArchive(a.name, store)!) chunks.push(c as Buffer);
+    const out = tmp();
+    await pipeline(Readable.from([Buffer.concat(chunks)]), createGunzip(), extractTar(out));
+    const want = [MANIFEST_FILE, SHA256SUMS_FILE, ...a.manifest.files.map((f) => f.path)];
+    for (const rel of want) expect(readFileSync(path.join(out, a.name, rel)).equals(readFileSync(path.join(a.dir, rel)))).toBe(true);
+    expect(a.manifest.files.length).toBeGreaterThanOrEqual(a.manifest.cases.length + 2);
+    const dst = await freshTestDb();
+    try {
+      const r = await importRelease(dst.db, path.join(out, a.name));
+      expect(r).toMatchObject({ cases: 3, verified: { files: a.manifest.files.length, bundleHashes: 3 }, unlisted: [] });
+    } finally {
+      await dst.db.$disconnect();
+    }
+  });
 });
+
+/** A tar extractor into `dir` with tar-stream (test only; entries are regular files). */
+function extractTar(dir: string) {
+  const ex = tarExtract();
+  ex.on("entry", (h, stream, next) => {
+    const abs = path.join(dir, h.name);
+    mkdirSync(path.dirname(abs), { recursive: true });
+    const parts: Buffer[] = [];
+    stream.on("data", (c: unknown) => parts.push(c as Buffer));
+    stream.on("end", () => {
+      writeFileSync(abs, Buffer.concat(parts));
+      next();
+    });
+  });
+  return ex;
+}
