@@ -25,6 +25,7 @@ import { JsonStreamError, type JsonKey, type JsonStreamHandler, type ReadJsonStr
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
+const BOM = [0xef, 0xbb, 0xbf];
 
 const enum Mode {
   /** Expect a value (root, after `:`, after `[` or `,` in an array). */
@@ -282,19 +283,23 @@ export async function readJsonStreamSplit(
   };
 
   let bytes = 0;
-  let first = true;
+  let bom = 0;
   const stream = createReadStream(file, { highWaterMark: opts.chunkBytes ?? 1 << 20 });
   try {
     for await (let buf of stream as AsyncIterable<Buffer>) {
       hash?.update(buf);
       chunkStart = bytes;
       bytes += buf.length;
-      if (first) {
-        first = false;
-        if (buf.length >= 3 && buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
-          buf = buf.subarray(3);
-          chunkStart = 3;
-        }
+      // A leading BOM (EF BB BF), possibly cut by chunk boundaries.
+      let skip = 0;
+      while (bom < 3 && skip < buf.length && buf[skip] === BOM[bom]) {
+        skip++;
+        bom++;
+      }
+      if (bom < 3 && skip < buf.length) bom = 3; // not a BOM: its bytes are left to fail as JSON
+      if (skip > 0) {
+        buf = buf.subarray(skip);
+        chunkStart += skip;
       }
       chunk(buf);
       opts.onProgress?.(bytes, total);
