@@ -308,7 +308,7 @@ export async function readJsonStreamSplit(
   } finally {
     stream.destroy();
   }
-  if (mode === Mode.Capture && cap === Cap.Literal) {
+  if ((mode as Mode) === Mode.Capture && (cap as Cap) === Cap.Literal) {
     chunkStart = bytes;
     finishCapture(Buffer.alloc(0), 0);
   }

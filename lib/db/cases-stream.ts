@@ -13,9 +13,9 @@ import { randomUUID } from "node:crypto";
 import type { BundleStreamResult, BundleStreamSink, ReplayBundle, ValidationIssue } from "../bundle";
 import type { BundleSource, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
-import { providerOfDb, rawSqliteOf, type Db, type RawSqlite } from "./client";
+import { prepareRowInsert, providerOfDb, type Db } from "./client";
 import { CaseConflictError, type ImportStatus } from "./cases";
-import { edgeToRow, nodeToRow, recordToRow } from "./mappers";
+import { caseRowId as rowId, edgeToRow, nodeToRow, recordToRow } from "./mappers";
 import type { BundleEdge, BundleNode, BoundaryRecord } from "../bundle";
 
 /** The bundle is invalid: nothing was written. */
@@ -41,15 +41,6 @@ const NODE_COLS = ["id", "caseId", "nodeId", "idx", "orderIndex", "type", "agent
 const EDGE_COLS = ["id", "caseId", "idx", "fromNodeId", "toNodeId", "kind", "extraJson"] as const;
 const RECORD_COLS = ["id", "caseId", "seq", "nodeId", "boundary", "requestJson", "requestHash", "responseJson", "metaJson", "extraJson"] as const;
 
-/**
- * Row ids of a streamed case: the case id, a table letter and the row's index in base 36,
- * zero-padded. Unique (case ids are), and increasing within a case, so the primary-key B-trees
- * grow at one end instead of taking random inserts (random ids made SQLite's inserts ~2x slower).
- */
-function rowId(caseId: string, table: "n" | "e" | "r", i: number): string {
-  return `${caseId}${table}${i.toString(36).padStart(7, "0")}`;
-}
-
 /** One multi-row INSERT of `rows` (all bound parameters; table and columns are constants). */
 async function insertBatch(tx: Tx, pg: boolean, table: string, cols: readonly string[], rows: unknown[][]): Promise<void> {
   if (rows.length === 0) return;
@@ -62,15 +53,6 @@ async function insertBatch(tx: Tx, pg: boolean, table: string, cols: readonly st
     for (const v of r) args.push(v ?? null);
   }
   await tx.$executeRawUnsafe(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES ${tuples.join(", ")}`, ...args);
-}
-
-/** A prepared one-row INSERT on the raw SQLite connection (`?` parameters; constants only). */
-function prepareInsert(raw: RawSqlite, table: string, cols: readonly string[]) {
-  const stmt = raw.prepare(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
-  return (row: unknown[]) => {
-    for (let i = 0; i < row.length; i++) if (row[i] === undefined) row[i] = null;
-    stmt.run(row);
-  };
 }
 
 /**
@@ -103,8 +85,10 @@ export async function importCaseStream(
         // SQLite: rows go straight to prepared statements on the transaction's own connection
         // (same BEGIN IMMEDIATE ... COMMIT as the Prisma calls around them, so still all or
         // nothing); the multi-row INSERTs through Prisma cost ~3x more CPU per row.
-        const raw = pg ? null : rawSqliteOf(db);
-        const direct = raw && raw.inTransaction ? { node: prepareInsert(raw, "Node", NODE_COLS), edge: prepareInsert(raw, "Edge", EDGE_COLS), record: prepareInsert(raw, "BoundaryRecord", RECORD_COLS) } : null;
+        const dn = prepareRowInsert(db, "Node", NODE_COLS);
+        const de = prepareRowInsert(db, "Edge", EDGE_COLS);
+        const dr = prepareRowInsert(db, "BoundaryRecord", RECORD_COLS);
+        const direct = dn && de && dr ? { node: dn, edge: de, record: dr } : null;
         let nodes: unknown[][] = [];
         let edges: unknown[][] = [];
         let records: unknown[][] = [];

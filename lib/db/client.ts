@@ -62,6 +62,25 @@ export function rawSqliteOf(db: Db): RawSqlite | null {
 }
 
 /**
+ * A one-row INSERT prepared on the raw SQLite connection of `db`, usable only while `db` has a
+ * transaction open (the rows join it: all or nothing with the Prisma calls around them). Bulk
+ * imports use it: one prepared statement per row costs ~1/3 of the CPU of Prisma's multi-row
+ * `$executeRawUnsafe` (which re-prepares a 6,500-parameter statement per batch).
+ * @param table, cols constants of lib/db (quoted here, never user input)
+ * @returns an insert function (undefined values become NULL), or null when `db` is not SQLite,
+ *   has not connected, or has no transaction open (then use the Prisma path)
+ */
+export function prepareRowInsert(db: Db, table: string, cols: readonly string[]): ((row: unknown[]) => void) | null {
+  const raw = providerOfDb(db) === "sqlite" ? rawSqliteOf(db) : null;
+  if (!raw || !raw.inTransaction) return null;
+  const stmt = raw.prepare(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES (${cols.map(() => "?").join(", ")})`);
+  return (row: unknown[]) => {
+    for (let i = 0; i < row.length; i++) if (row[i] === undefined) row[i] = null;
+    stmt.run(row);
+  };
+}
+
+/**
  * The driver adapter for one SQLite file, set up so the app, its embedded worker and any number
  * of CLI processes share the file:
  * - `PRAGMA busy_timeout` = busyTimeoutMs() (SYMTRACE_DB_BUSY_TIMEOUT_MS, default 10 s): a
