@@ -76,7 +76,8 @@ export async function importCaseStream(
   try {
     const out = await db.$transaction(
       async (tx) => {
-        const provisionalId = `\u0000importing/${randomUUID()}`;
+        // Never seen outside this transaction; no NUL byte (PostgreSQL text refuses 0x00: error 22021).
+        const provisionalId = `(importing)/${randomUUID()}`;
         const c = await tx.case.create({
           data: { bundleId: provisionalId, bundleHash: "", headerJson: "{}", sourceDataset: "bundle", taskPrompt: "", nodeCount: 0, edgeCount: 0, recordCount: 0 },
           select: { id: true },
