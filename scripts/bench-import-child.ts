@@ -33,7 +33,7 @@ async function main() {
         rssBeforeMb: Math.round(rssBefore),
         nodes: c?.nodeCount ?? 0,
         status: r.cases[0].status,
-        streamed: statSync(file).size >= streamThresholdBytes(),
+        streamed: statSync(file).size >= streamThresholdBytes("bundle"),
         bundleId: r.cases[0].bundleId,
       }),
     );

@@ -251,7 +251,8 @@ export async function readJsonStream(
       bytes += buf.length;
       hash?.update(buf);
       let text = decoder.write(buf);
-      if (first) {
+      if (first && text.length > 0) {
+        // (the first decoded text: a chunk shorter than the BOM decodes to "")
         if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
         first = false;
       }

@@ -1,6 +1,6 @@
 /**
  * Streaming validation and hashing of a replay bundle file (issue 16 item 3): the file is read
- * with lib/bundle/json-stream (stream-json), each node, edge, order entry and record is checked
+ * with lib/bundle/json-split (a byte splitter + JSON.parse per node/edge/record), each node, edge, order entry and record is checked
  * and handed to a {@link BundleStreamSink} as it arrives (the database writes it in batches),
  * and the bundle hash sha256(JCS(bundle)) is computed without the bundle ever being in memory.
  *
@@ -19,9 +19,10 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "n
 import os from "node:os";
 import path from "node:path";
 import type { z } from "zod";
-import { canonicalJson, sha256Tagged } from "./hash";
+import { canonicalJson, canonicalJsonOfParsed, sha256Tagged } from "./hash";
 import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
-import { readJsonStream, type JsonKey, type JsonStreamHandler } from "./json-stream";
+import { type JsonKey, type JsonStreamHandler } from "./json-stream";
+import { readJsonStreamSplit } from "./json-split";
 import { boundaryRecordSchema, bundleEdgeSchema, bundleNodeSchema } from "./schema";
 import { findCycle, formatJsonPath, validateBundle, type ValidationIssue } from "./validate";
 
@@ -91,27 +92,27 @@ class IntList {
   }
 }
 
-/** Canonical JSON of elements appended to a temp file, comma-separated. */
+/** Canonical JSON of elements appended to a temp file, comma-separated (UTF-8, through a 4 MiB buffer). */
 class Spool {
   private fd: number;
-  private parts: string[] = [];
-  private size = 0;
+  private buf = Buffer.allocUnsafe(1 << 22);
+  private pos = 0;
   count = 0;
   constructor(readonly file: string) {
     this.fd = openSync(file, "w+");
   }
   add(text: string): void {
-    if (this.count > 0) this.parts.push(",");
-    this.parts.push(text);
-    this.size += text.length + 1;
-    this.count++;
-    if (this.size > 1 << 22) this.flush();
+    if (this.pos + 3 * text.length + 1 > this.buf.length) this.flush();
+    if (this.count++ > 0) this.buf[this.pos++] = 0x2c; // ","
+    if (3 * text.length + 1 > this.buf.length) {
+      this.flush();
+      writeSync(this.fd, text);
+    } else this.pos += this.buf.write(text, this.pos, "utf8");
   }
   flush(): void {
-    if (this.parts.length === 0) return;
-    writeSync(this.fd, this.parts.join(""));
-    this.parts = [];
-    this.size = 0;
+    if (this.pos === 0) return;
+    writeSync(this.fd, this.buf, 0, this.pos);
+    this.pos = 0;
   }
   /** Feed the spooled bytes to a hash. */
   hashInto(h: ReturnType<typeof createHash>): void {
@@ -141,7 +142,7 @@ function canonicalWith(o: Rec, key: string, text: string | null): string {
   for (const k of Object.keys(o).sort()) {
     const v = o[k];
     if (v === undefined) continue;
-    parts.push(canonicalJson(k) + ":" + (k === key && text !== null ? text : canonicalJson(v)));
+    parts.push(canonicalJsonOfParsed(k) + ":" + (k === key && text !== null ? text : canonicalJsonOfParsed(v)));
   }
   return "{" + parts.join(",") + "}";
 }
@@ -170,7 +171,7 @@ export async function streamBundleFile(
   };
   try {
     const st = new BundleStreamState(sink, spools);
-    const r = await readJsonStream(file, st, {
+    const r = await readJsonStreamSplit(file, st, {
       onProgress: (b, t) => opts.onProgress?.(b, t, st.nodeCount),
       afterChunk: sink.drain ? () => sink.drain!() : undefined,
     });
@@ -330,7 +331,7 @@ class BundleStreamState implements JsonStreamHandler {
     let contentText: string | null = null;
     if (typeof v.contentHash === "string" && "content" in v) {
       try {
-        contentText = canonicalJson(v.content);
+        contentText = canonicalJsonOfParsed(v.content);
       } catch (e) {
         this.issue({ path: `${base}.content`, rule: "content-hash", nodeId, message: `content cannot be canonicalized: ${(e as Error).message}` });
       }
@@ -377,7 +378,7 @@ class BundleStreamState implements JsonStreamHandler {
     if (typeof v.to === "string") this.edgeTo.set(i, this.intern(v.to));
     if (this.failed || !schemaOk) return;
     try {
-      this.spools.edges.add(canonicalJson(v));
+      this.spools.edges.add(canonicalJsonOfParsed(v));
     } catch (e) {
       this.issue({ path: base, rule: "schema", message: `edge cannot be canonicalized: ${(e as Error).message}` });
       return;
@@ -399,7 +400,7 @@ class BundleStreamState implements JsonStreamHandler {
     }
     this.pos.set(k, i);
     try {
-      this.spools.order.add(canonicalJson(v));
+      this.spools.order.add(canonicalJsonOfParsed(v));
     } catch (e) {
       this.issue({ path: `$.order[${i}]`, rule: "order-complete", nodeId: v, message: `order entry cannot be canonicalized: ${(e as Error).message}` });
     }
@@ -421,7 +422,7 @@ class BundleStreamState implements JsonStreamHandler {
     let requestText: string | null = null;
     if (typeof v.requestHash === "string" && "request" in v) {
       try {
-        requestText = canonicalJson(v.request);
+        requestText = canonicalJsonOfParsed(v.request);
       } catch (e) {
         this.issue({ path: `${base}.request`, rule: "request-hash", seq: i, message: `request cannot be canonicalized: ${(e as Error).message}` });
       }

@@ -13,9 +13,9 @@ import { randomUUID } from "node:crypto";
 import type { BundleStreamResult, BundleStreamSink, ReplayBundle, ValidationIssue } from "../bundle";
 import type { BundleSource, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
-import { providerOfDb, type Db } from "./client";
+import { prepareRowInsert, providerOfDb, type Db } from "./client";
 import { CaseConflictError, type ImportStatus } from "./cases";
-import { edgeToRow, nodeToRow, recordToRow } from "./mappers";
+import { caseRowId as rowId, edgeToRow, nodeToRow, recordToRow } from "./mappers";
 import type { BundleEdge, BundleNode, BoundaryRecord } from "../bundle";
 
 /** The bundle is invalid: nothing was written. */
@@ -40,15 +40,6 @@ type Tx = Pick<Db, "$executeRawUnsafe" | "case" | "referenceLabel" | "auditEvent
 const NODE_COLS = ["id", "caseId", "nodeId", "idx", "orderIndex", "type", "agent", "label", "status", "errorJson", "contentJson", "contentHash", "extraJson"] as const;
 const EDGE_COLS = ["id", "caseId", "idx", "fromNodeId", "toNodeId", "kind", "extraJson"] as const;
 const RECORD_COLS = ["id", "caseId", "seq", "nodeId", "boundary", "requestJson", "requestHash", "responseJson", "metaJson", "extraJson"] as const;
-
-/**
- * Row ids of a streamed case: the case id, a table letter and the row's index in base 36,
- * zero-padded. Unique (case ids are), and increasing within a case, so the primary-key B-trees
- * grow at one end instead of taking random inserts (random ids made SQLite's inserts ~2x slower).
- */
-function rowId(caseId: string, table: "n" | "e" | "r", i: number): string {
-  return `${caseId}${table}${i.toString(36).padStart(7, "0")}`;
-}
 
 /** One multi-row INSERT of `rows` (all bound parameters; table and columns are constants). */
 async function insertBatch(tx: Tx, pg: boolean, table: string, cols: readonly string[], rows: unknown[][]): Promise<void> {
@@ -85,12 +76,20 @@ export async function importCaseStream(
   try {
     const out = await db.$transaction(
       async (tx) => {
-        const provisionalId = `\u0000importing/${randomUUID()}`;
+        // Never seen outside this transaction; no NUL byte (PostgreSQL text refuses 0x00: error 22021).
+        const provisionalId = `(importing)/${randomUUID()}`;
         const c = await tx.case.create({
           data: { bundleId: provisionalId, bundleHash: "", headerJson: "{}", sourceDataset: "bundle", taskPrompt: "", nodeCount: 0, edgeCount: 0, recordCount: 0 },
           select: { id: true },
         });
         const caseId = c.id;
+        // SQLite: rows go straight to prepared statements on the transaction's own connection
+        // (same BEGIN IMMEDIATE ... COMMIT as the Prisma calls around them, so still all or
+        // nothing); the multi-row INSERTs through Prisma cost ~3x more CPU per row.
+        const dn = prepareRowInsert(db, "Node", NODE_COLS);
+        const de = prepareRowInsert(db, "Edge", EDGE_COLS);
+        const dr = prepareRowInsert(db, "BoundaryRecord", RECORD_COLS);
+        const direct = dn && de && dr ? { node: dn, edge: de, record: dr } : null;
         let nodes: unknown[][] = [];
         let edges: unknown[][] = [];
         let records: unknown[][] = [];
@@ -99,18 +98,21 @@ export async function importCaseStream(
           while (edges.length >= 1000 || (all && edges.length)) await insertBatch(tx, pg, "Edge", EDGE_COLS, edges.splice(0, 1000));
           while (records.length >= 200 || (all && records.length)) await insertBatch(tx, pg, "BoundaryRecord", RECORD_COLS, records.splice(0, 200));
         };
+        const putNode = direct ? direct.node : (row: unknown[]) => nodes.push(row);
+        const putEdge = direct ? direct.edge : (row: unknown[]) => edges.push(row);
+        const putRecord = direct ? direct.record : (row: unknown[]) => records.push(row);
         const sink: BundleStreamSink = {
           node(n, idx, orderIndex) {
             const r = nodeToRow(n as BundleNode, idx, orderIndex);
-            nodes.push([rowId(caseId, "n", idx), caseId, r.nodeId, r.idx, r.orderIndex, r.type, r.agent, r.label, r.status, r.errorJson, r.contentJson, r.contentHash, r.extraJson]);
+            putNode([rowId(caseId, "n", idx), caseId, r.nodeId, r.idx, r.orderIndex, r.type, r.agent, r.label, r.status, r.errorJson, r.contentJson, r.contentHash, r.extraJson]);
           },
           edge(e, idx) {
             const r = edgeToRow(e as BundleEdge, idx);
-            edges.push([rowId(caseId, "e", idx), caseId, r.idx, r.fromNodeId, r.toNodeId, r.kind, r.extraJson]);
+            putEdge([rowId(caseId, "e", idx), caseId, r.idx, r.fromNodeId, r.toNodeId, r.kind, r.extraJson]);
           },
           record(rec, seq) {
             const r = recordToRow(rec as BoundaryRecord);
-            records.push([rowId(caseId, "r", seq), caseId, r.seq, r.nodeId, r.boundary, r.requestJson, r.requestHash, r.responseJson, r.metaJson, r.extraJson]);
+            putRecord([rowId(caseId, "r", seq), caseId, r.seq, r.nodeId, r.boundary, r.requestJson, r.requestHash, r.responseJson, r.metaJson, r.extraJson]);
           },
           drain: () => flush(false),
         };

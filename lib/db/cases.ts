@@ -2,13 +2,12 @@
  * Cases (imported replay bundles): import, list, read, export. All writes of one case happen in
  * one transaction: a case is stored whole or not at all.
  */
-import { randomUUID } from "node:crypto";
-import { canonicalJson, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "../bundle";
+import { canonicalJsonOfParsed, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "../bundle";
 import type { BundleSource, ImportedCase, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
 import { nodeTimingOf, type NodeTiming } from "../layout/timing";
-import { providerOfDb, type Db } from "./client";
-import { bundleHeader, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
+import { prepareRowInsert, providerOfDb, type Db } from "./client";
+import { bundleHeader, caseRowId, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
 
 export type ImportStatus = "imported" | "skipped" | "replaced";
 
@@ -24,7 +23,7 @@ export class CaseConflictError extends Error {
 
 /** sha256 of the bundle's canonical JSON (RFC 8785): the identity of its content. */
 export function bundleHash(b: ReplayBundle): string {
-  return sha256Tagged(canonicalJson(b));
+  return sha256Tagged(canonicalJsonOfParsed(b));
 }
 
 /** Rows per multi-row INSERT (13 node columns x 500 = 6,500 bound values: under SQLite's 32,766 and PostgreSQL's 65,535). */
@@ -35,10 +34,6 @@ function chunks<T>(xs: T[], n = CHUNK): T[][] {
   return out;
 }
 
-/** Row id for the bulk-inserted tables (their `@default(cuid())` is applied by Prisma, not the database). */
-function newRowId(): string {
-  return "c" + randomUUID().replaceAll("-", "");
-}
 
 type RawTx = Pick<Db, "$executeRawUnsafe">;
 
@@ -49,7 +44,13 @@ type RawTx = Pick<Db, "$executeRawUnsafe">;
  * never input; every value is a bound parameter. Works on SQLite (`?`) and PostgreSQL (`$n`).
  * Columns not listed must have a database-level default (Prisma-level defaults do not apply).
  */
-async function insertRows(tx: RawTx, pg: boolean, table: string, cols: readonly string[], rows: Array<Record<string, unknown>>, chunk = CHUNK): Promise<void> {
+async function insertRows(db: Db, tx: RawTx, pg: boolean, table: string, cols: readonly string[], rows: Array<Record<string, unknown>>, chunk = CHUNK): Promise<void> {
+  // SQLite: prepared one-row INSERTs on the transaction's own connection (see prepareRowInsert).
+  const direct = pg ? null : prepareRowInsert(db, table, cols);
+  if (direct) {
+    for (const r of rows) direct(cols.map((c) => r[c]));
+    return;
+  }
   const colList = cols.map((c) => `"${c}"`).join(", ");
   for (const part of chunks(rows, chunk)) {
     let n = 0;
@@ -122,12 +123,12 @@ export async function importCase(
       if (existing) await tx.case.delete({ where: { id: existing.id } });
       const c = await tx.case.create({ data: caseData, select: { id: true } });
       const pg = isPg(db);
-      const nodeRows = b.graph.nodes.map((n, i) => ({ ...nodeToRow(n, i, position.get(n.id) ?? -1), id: newRowId(), caseId: c.id }));
-      await insertRows(tx, pg, "Node", NODE_COLS, nodeRows);
-      const edgeRows = b.graph.edges.map((e, i) => ({ ...edgeToRow(e, i), id: newRowId(), caseId: c.id }));
-      await insertRows(tx, pg, "Edge", EDGE_COLS, edgeRows);
-      const recordRows = b.records.map((r) => ({ ...recordToRow(r), id: newRowId(), caseId: c.id }));
-      await insertRows(tx, pg, "BoundaryRecord", RECORD_COLS, recordRows, 200);
+      const nodeRows = b.graph.nodes.map((n, i) => ({ ...nodeToRow(n, i, position.get(n.id) ?? -1), id: caseRowId(c.id, "n", i), caseId: c.id }));
+      await insertRows(db, tx, pg, "Node", NODE_COLS, nodeRows);
+      const edgeRows = b.graph.edges.map((e, i) => ({ ...edgeToRow(e, i), id: caseRowId(c.id, "e", i), caseId: c.id }));
+      await insertRows(db, tx, pg, "Edge", EDGE_COLS, edgeRows);
+      const recordRows = b.records.map((r, i) => ({ ...recordToRow(r), id: caseRowId(c.id, "r", i), caseId: c.id }));
+      await insertRows(db, tx, pg, "BoundaryRecord", RECORD_COLS, recordRows, 200);
       if (labels.length) {
         await tx.referenceLabel.createMany({
           data: labels.map((l, idx) => ({
