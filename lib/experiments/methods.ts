@@ -19,6 +19,7 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   "last-node": "Last-Node",
   "node-resample": "Node Resample",
   nudge: "Generic Nudge",
+  mars: "MARS (repair search)",
 };
 
 /** The label of a method name, or the name itself when unknown. */

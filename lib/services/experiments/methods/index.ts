@@ -6,6 +6,7 @@
 import { annotatedNodeMethod } from "./annotated-node";
 import { criticMethod } from "./critic";
 import { lastNodeMethod } from "./last-node";
+import { marsMethod } from "./mars";
 import { nodeResampleMethod } from "./node-resample";
 import { nudgeMethod } from "./nudge";
 import { randomNodeMethod } from "./random-node";
@@ -24,6 +25,7 @@ export const METHODS: Readonly<Record<MethodName, ExperimentMethod>> = {
   "last-node": lastNodeMethod,
   "node-resample": nodeResampleMethod,
   nudge: nudgeMethod,
+  mars: marsMethod,
 };
 
 /** Whether a string is a method name. */
