@@ -13,7 +13,7 @@
  * A finished experiment never changes: its report is computed once and stored with it
  * (Experiment.reportJson); re-running means creating a new experiment.
  */
-import { EXPERIMENT_TABLES, summarizeExperiment, tableToCsv, toCliObject, experimentTable, type AttemptListItem, type AttemptRecord, type ExperimentReport, type ExperimentTable } from "../../experiments";
+import { EXPERIMENT_TABLES, marsSettingsLine, summarizeExperiment, tableToCsv, toCliObject, experimentTable, type AttemptListItem, type AttemptRecord, type ExperimentReport, type ExperimentTable } from "../../experiments";
 import {
   createExperiment,
   ExperimentError,
@@ -122,6 +122,7 @@ export function toAttemptRecord(a: ExperimentAttemptView): AttemptRecord | null 
     calls: a.calls,
     auxCalls: a.auxCalls,
     tokens: a.tokens.total,
+    auxTokens: Math.min(a.auxTokens ?? 0, a.tokens.total),
   };
 }
 
@@ -206,6 +207,7 @@ export function frozenSettingsRecord(e: ExperimentView): Record<string, unknown>
     max_calls: s.budget.maxCalls,
     max_tokens: s.budget.maxTokens,
     timeout_ms: s.timeoutMs,
+    ...(s.mars ? { mars: marsSettingsLine(s.mars) } : {}),
     created_at: e.createdAt.toISOString(),
     finished_at: e.finishedAt?.toISOString() ?? null,
   };
