@@ -4,7 +4,7 @@
  * detector's anchor = the repair boundary) misses, at a measured rate with a Wilson interval above
  * 0, consistent with the world's truth table; every tree node is a valid bundle whose parent's
  * prefix verified. LOCAL seeded scripted model, LOCAL scripted selector, judge command; no real
- * model. MARS_COMPARE_CASES (default 12) and MARS_COMPARE_ITERATIONS (default 8) size it.
+ * model. MARS_COMPARE_CASES (default 10) and MARS_COMPARE_ITERATIONS (default 8) size it.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runMarsComparison, type MarsCompareResult } from "./mars-compare";
 
-const CASES = Number(process.env.MARS_COMPARE_CASES ?? 12);
+const CASES = Number(process.env.MARS_COMPARE_CASES ?? 10);
 const ITERATIONS = Number(process.env.MARS_COMPARE_ITERATIONS ?? 8);
 let dir: string;
 let r: MarsCompareResult;
@@ -21,7 +21,12 @@ beforeAll(async () => {
   process.env.SYMTRACE_QUIET = "1";
   dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-mars-compare-"));
   r = await runMarsComparison({ cases: CASES, iterations: ITERATIONS, dir });
-}, 600_000);
+  const f = (x: { x: number; n: number; lo: number | null; hi: number | null; predicted: number }) => `${x.x}/${x.n} [${((x.lo ?? 0) * 100).toFixed(1)}%, ${((x.hi ?? 0) * 100).toFixed(1)}%] (truth predicts ${x.predicted.toFixed(2)})`;
+  console.log(
+    `MARS vs single replay: single ${f(r.single)}; MARS ${f(r.mars)}; MARS where single failed ${f(r.marsWhereSingleFailed)}; ${r.nodes.total} tree nodes checked\n` +
+      r.cases.map((c) => `  ${c.id} ${c.category}: single ${c.single.passed ? "pass" : "fail"}, mars ${c.mars.passed ? "pass" : "fail"} (${c.mars.iterations} it, ${c.mars.draws} draws, Σp ${c.mars.h.toFixed(2)})`).join("\n"),
+  );
+}, 900_000);
 afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
