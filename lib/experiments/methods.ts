@@ -8,7 +8,11 @@ import type { MethodLevel } from "./types";
 /** Task-level methods: up to k complete attempts, stop at the first pass (seeds/000 §5.3). */
 export const TASK_LEVEL_METHODS: readonly string[] = ["rerun", "self-reflection", "critic"];
 
-/** Display labels (the paper's names; the controls Node Resample and Generic Nudge are ours). */
+/**
+ * Display labels (the paper's names; the controls Node Resample and Generic Nudge are ours; the
+ * matched-control pair of issue 14 — Proposed Correction substituted at the annotated node vs
+ * Correction Control re-executing the original request there — feeds the AED evidence grade).
+ */
 export const METHOD_LABELS: Readonly<Record<string, string>> = {
   rerun: "Unguided Full Rerun",
   "self-reflection": "Self-Reflection",
@@ -19,6 +23,8 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   "last-node": "Last-Node",
   "node-resample": "Node Resample",
   nudge: "Generic Nudge",
+  correction: "Proposed Correction",
+  "correction-control": "Correction Control",
   mars: "MARS (repair search)",
 };
 

@@ -12,7 +12,7 @@ import type { RegisteredRunner } from "../services/runners";
 import type { MarsSettings } from "../experiments/mars";
 
 /** Method names (CLI and database): task level first, then node level. */
-export const METHOD_NAMES = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "mars"] as const;
+export const METHOD_NAMES = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control", "mars"] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 /** Task-level methods chain their attempts (attempt a+1 only after attempt a failed). */
 export const TASK_LEVEL_METHODS: readonly string[] = ["rerun", "self-reflection", "critic"];
@@ -55,6 +55,8 @@ export interface ExperimentCaseInput {
   benchmark: string | null;
   task: string;
   reference: CaseReference | null;
+  /** The final annotation's proposed correction at `reference.nodeId` (frozen), for `correction`. */
+  correction?: string | null;
   runner: RegisteredRunner | null;
 }
 

@@ -8,8 +8,9 @@
  * violation of a built row).
  *
  * Replay evidence (see `replayEvidence`): the case's experiment attempts (issue 13) anchored at
- * the diagnosis's node — treatment `correction` (substitution) or `annotated-node` (guidance) and
- * control `node-resample` (the original request re-executed), which can reach E2 — else its
+ * the diagnosis's node — the matched pairs treatment `correction` (substitution) with control
+ * `correction-control`, else `annotated-node` (guidance) with `node-resample` (the original request
+ * re-executed), both arms from one experiment, which can reach E2 — else its
  * completed replay runs started at that node (treatment only, guidance protocol: E1 at most).
  *
  * Files under `--out` (AED): `aed.jsonl` (one row per exported (failed case, diagnosis), each
@@ -95,8 +96,8 @@ interface CaseInputs {
 
 /**
  * The replay evidence of a diagnosis at node `nodeId`: the case's experiment attempts anchored at
- * that node when there are any (matched control: treatment `correction` or `annotated-node`,
- * control `node-resample`; lib/release/aed/experiments.ts), else the completed replay runs of the
+ * that node when there are any (matched pairs: `correction` / `correction-control`, else
+ * `annotated-node` / `node-resample`; lib/release/aed/experiments.ts), else the completed replay runs of the
  * case started at the node (treatment only, guidance protocol).
  */
 export function replayEvidence(c: Pick<CaseInputs, "runs" | "attempts">, caseKey: string, nodeId: string): ReplayEvidenceInput {
@@ -172,7 +173,7 @@ async function loadCases(db: Db, args: ReleaseExportArgs) {
       attempts: (
         await db.experimentAttempt.findMany({
           where: { experimentCase: { caseId: c.id } },
-          select: { id: true, method: true, attempt: true, status: true, passed: true, anchorNodeId: true, bundleId: true },
+          select: { id: true, experimentId: true, method: true, attempt: true, status: true, passed: true, anchorNodeId: true, bundleId: true },
           orderBy: [{ attempt: "asc" }, { id: "asc" }],
         })
       ).map((a) => ({ ...a, caseId: c.id })),

@@ -12,11 +12,14 @@ import type { RegisteredRunner } from "../../runners";
 /** The `mars` method's own settings (lib/experiments/mars.ts `resolveMarsSettings`: defaults, checks). */
 export type { MarsSettings };
 
-/** Method names (exact; CLI and DB). Task level: rerun, self-reflection, critic; node level: the rest (mars: a repair-tree search, issue 15). */
-export type MethodName = "rerun" | "self-reflection" | "critic" | "suspicious-node" | "annotated-node" | "random-node" | "last-node" | "node-resample" | "nudge" | "mars";
+/** Method names (exact; CLI and DB). Task level: rerun, self-reflection, critic; node level: the rest (mars: a repair-tree search per attempt, issue 15). */
+export type MethodName = "rerun" | "self-reflection" | "critic" | "suspicious-node" | "annotated-node" | "random-node" | "last-node" | "node-resample" | "nudge" | "correction" | "correction-control" | "mars";
 
 /** Every method name, in the paper's order (task level first, then node level and our controls). */
-export const METHOD_NAMES: readonly MethodName[] = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "mars"];
+export const METHOD_NAMES: readonly MethodName[] = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control", "mars"];
+
+/** The matched-control pair of issue 14 item 4 (treatment: the correction substituted; control: the original request re-executed). */
+export const CORRECTION_METHODS: readonly MethodName[] = ["correction", "correction-control", "mars"];
 
 /** Reproduction judge of an experiment: a command with the evaluator's contract, or an LLM judge. */
 export type ReproductionJudgeSetting = { kind: "command"; command: string } | { kind: "llm"; upstream: string; model: string | null };
@@ -64,6 +67,12 @@ export interface ExperimentCaseInput {
   /** The case's task text. */
   task: string;
   reference: CaseReference | null;
+  /**
+   * The proposed correction a* at `reference.nodeId` (issue 14 item 3: the final annotation's
+   * `correction`, frozen with the case set), or null/absent. Used only by `correction` (it
+   * replaces the node's output); never shown to the reproduction judge.
+   */
+  correction?: string | null;
   /** Resolved by the service (planReplay / runners.ts); null when the bundle names no registered runner. */
   runner: RegisteredRunner | null;
 }
