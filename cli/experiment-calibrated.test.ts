@@ -5,13 +5,14 @@
  * "live" one, the MAS bundled by esbuild (given after `--`), the world's evaluator and judge.
  * Ports 4220–4223 (override: SYMTRACE_TEST_CAL_PORT).
  */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { openDb } from "../lib/db/client";
 import { exportBundle } from "../lib/db/cases";
-import { listExperimentAttempts } from "../lib/db/experiments";
+import { getAttemptArtifact, getExperiment, listExperimentAttempts } from "../lib/db/experiments";
+import { startScriptedMarsControl } from "../lib/testing/scripted-mars";
 import { buildCalibratedMas } from "../lib/testing/calibrated/fast-mas";
 import { recordCalibratedFailures } from "../lib/testing/calibrated/record";
 import { startCalibratedWorld, type CalibratedWorld } from "../lib/testing/calibrated/world";
@@ -77,6 +78,55 @@ describe("symtrace experiment run on the calibrated world (real methods)", () =>
       expect(rows.filter((a) => a.method === "suspicious-node").every((a) => (a.guidance ?? "").length > 0)).toBe(true);
     } finally {
       await db.$disconnect();
+    }
+  }, 300_000);
+
+  test("mars: one repair search per attempt with its own frozen budget; MAS vs selector+judge counted; the tree stored beside the bundle", async () => {
+    // Selector: the LOCAL scripted MARS selector (lib/testing/scripted-mars.ts); judge: the calibrated MARS judge command.
+    const control = await startScriptedMarsControl();
+    const out = path.join(tmp, "out-mars");
+    try {
+      const r = await experimentCommand(
+        [
+          "run", "--cases", path.join(tmp, "cases"), "--methods", "mars", "--attempts", "1",
+          "--upstream", live.upstream, "--tool-upstream", live.toolUpstream, "--evaluator", "node scripts/calibrated-evaluator.mjs",
+          "--mars-iterations", "4", "--mars-selector-upstream", control.url, "--mars-selector-model", "scripted-model", "--mars-judge-cmd", "node scripts/calibrated-mars-judge.mjs",
+          "--seed", "7", "--out", out, "--", ...mas,
+        ],
+        { url, log: () => {} },
+      );
+      expect(r.code).toBe(0);
+      const o = r.output as { experiment: string; methods: Record<string, { attempts: number; calls: number; cost: { masCalls: number; auxCalls: number; auxTokens: number; repairs: number } }> };
+      const { db } = openDb(url);
+      try {
+        const e = await getExperiment(db, o.experiment);
+        // Frozen with the defaults filled: the paper's K, L, D_max, C; N_iter from the flag.
+        expect(e!.settings.mars).toEqual({ iterations: 4, k: 3, l: 4, maxDepth: 8, c: 1.41, maxCalls: null, maxTokens: null, selector: { upstream: control.url, model: "scripted-model" }, judge: { kind: "command", command: "node scripts/calibrated-mars-judge.mjs" } });
+        const rows = await listExperimentAttempts(db, o.experiment);
+        expect(rows).toHaveLength(2);
+        for (const a of rows) {
+          expect([a.status, a.error]).toEqual([a.passed ? "passed" : "failed", null]);
+          const tree = (await getAttemptArtifact(db, a.id)) as { kind: string; state: { iteration: number; stopped: string; usage: { selector: { calls: number; tokens: number }; judge: { calls: number }; mas: { calls: number } } } };
+          expect(tree.kind).toBe("mars-tree");
+          expect(tree.state.stopped).toBe(a.passed ? "solved" : "iterations");
+          expect(a.auxCalls).toBe(tree.state.usage.selector.calls + tree.state.usage.judge.calls);
+          expect(a.auxCalls).toBe(2 * tree.state.iteration);
+          expect(a.auxTokens).toBe(tree.state.usage.selector.tokens);
+          expect(a.auxTokens).toBeGreaterThan(0);
+          expect(a.calls).toBeGreaterThanOrEqual(tree.state.usage.mas.calls); // LLM + tool records ≥ live LLM steps
+          expect(a.tokens.total).toBeGreaterThan(a.auxTokens);
+          const b = await exportBundle(db, { bundleId: a.bundleId! });
+          expect(b?.parent).toMatchObject({ bundleId: a.caseBundleId, mode: "mars", targetNodeId: a.anchorNodeId });
+          const file = path.join(out, "bundles", `${a.bundleId!.replace(/[^A-Za-z0-9._-]+/g, "__")}.artifact.json`);
+          expect(existsSync(file), file).toBe(true);
+          expect(JSON.parse(readFileSync(file, "utf8")).kind).toBe("mars-tree");
+        }
+        expect(o.methods.mars.cost).toMatchObject({ masCalls: rows.reduce((s, a) => s + a.calls, 0), auxCalls: rows.reduce((s, a) => s + a.auxCalls, 0), repairs: rows.filter((a) => a.passed).length });
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await control.close();
     }
   }, 300_000);
 });

@@ -37,7 +37,8 @@ describe("symtrace experiment", () => {
     expect(Object.keys(o.methods)).toEqual(["rerun", "nudge", "last-node"]);
     expect(o.methods.nudge).toMatchObject({ attempts: 8, calls: 24, skipped: 0, errors: 0, pass: { k: 1 } });
     expect(o.methods.rerun.pass.k).toBe(2);
-    expect(Object.keys(o.methods.nudge).sort()).toEqual(["attempts", "calls", "errors", "pass", "rep1", "rep3", "repairsPer1k", "skipped"]);
+    // The issue-13 fields plus `cost` (MAS vs aux calls and tokens, per repaired case; issue 15 item 5).
+    expect(Object.keys(o.methods.nudge).sort()).toEqual(["attempts", "calls", "cost", "errors", "pass", "rep1", "rep3", "repairsPer1k", "skipped"]);
     expect(o.comparisons.map((c) => Object.keys(c).sort())[0]).toEqual(["a", "b", "diffPoints", "family", "hi", "holmP", "lo", "mcnemarP", "n01", "n10"]);
     const doc = JSON.parse(readFileSync(path.join(out, "experiment.json"), "utf8"));
     expect(doc).toMatchObject({ format: "symtrace.experiment/v1", experiment: o.experiment, status: "finished", settings: { command: ["node", "mas.js"], seed: 3, attempts: 2 } });

@@ -8,6 +8,8 @@
  *       --methods <m1,m2,...> --attempts <k> --upstream <url> [--tool-upstream <url>] [--model <name>]
  *       [--evaluator <cmd>] [--reproduction-judge <cmd> | --judge-upstream <url> [--judge-model <name>]]
  *       [--seed S] [--max-calls N] [--max-tokens N] [--workers N] [--timeout-ms MS] [--name <text>]
+ *       [--mars-iterations N] [--mars-max-calls N] [--mars-max-tokens N] [--mars-selector-upstream <url> [--mars-selector-model <name>]]
+ *       [--mars-judge-cmd <cmd> | --mars-judge-upstream <url> [--mars-judge-model <name>]]   (the mars arm's own budget, selector and judge)
  *       --out <dir> [-- <command...>]
  *   experiment report <experiment id | out dir> [--out <dir>]
  *
@@ -16,9 +18,9 @@
  * `experiment.json` (format symtrace.experiment/v1: id, frozen settings, case set, the printed
  * object, the full report, cases and attempts; lib/db importExperimentDocument reads it), `results.csv`
  * (one row per attempt), one CSV per page table (`tables/<name>.csv`) and every attempt's bundle
- * (`bundles/<bundle id>.bundle.json`). It prints one JSON object: `{"experiment", "cases",
+ * (`bundles/<bundle id>.bundle.json`; a mars attempt's repair tree beside it as `<bundle id>.artifact.json`). It prints one JSON object: `{"experiment", "cases",
  * "methods": {name: {attempts, pass: {rate, lo, hi, k}, rep1, rep3, calls, repairsPer1k, skipped,
- * errors}}, "comparisons": [{a, b, family, diffPoints, lo, hi, n10, n01, mcnemarP, holmP}]}`.
+ * errors, cost: {masCalls, auxCalls, tokens, auxTokens, repairs, callsPerRepair, tokensPerRepair}}}, "comparisons": [{a, b, family, diffPoints, lo, hi, n10, n01, mcnemarP, holmP}]}`.
  * `report` prints the same object again (from the database, or from `<dir>/experiment.json`); with
  * `--out` it (re)writes the files of `run` for an experiment in the database (e.g. one finished by
  * `npm run worker` processes after the CLI was stopped).
@@ -40,7 +42,7 @@ import type { ExperimentSettings, MethodRegistry } from "../lib/jobs/experiment-
 export type Result = { code: number; output: unknown };
 
 export const EXPERIMENT_RUN_USAGE =
-  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N] [--include-passed]) --methods <m1,m2,...> --attempts <k> --upstream <url> [--tool-upstream <url>] [--model <name>] [--evaluator <cmd>] [--reproduction-judge <cmd> | --judge-upstream <url> [--judge-model <name>]] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] [--timeout-ms MS] [--name <text>] --out <dir> [-- <command...>]";
+  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N] [--include-passed]) --methods <m1,m2,...> --attempts <k> --upstream <url> [--tool-upstream <url>] [--model <name>] [--evaluator <cmd>] [--reproduction-judge <cmd> | --judge-upstream <url> [--judge-model <name>]] [--seed S] [--max-calls N] [--max-tokens N] [--mars-iterations N] [--mars-max-calls N] [--mars-max-tokens N] [--mars-selector-upstream <url> [--mars-selector-model <name>]] [--mars-judge-cmd <cmd> | --mars-judge-upstream <url> [--mars-judge-model <name>]] [--workers N] [--timeout-ms MS] [--name <text>] --out <dir> [-- <command...>]";
 export const EXPERIMENT_REPORT_USAGE = "symtrace experiment report <experiment id | out dir> [--out <dir>]";
 
 class Usage extends Error {
@@ -53,9 +55,13 @@ class Usage extends Error {
 }
 const fail = (code: number, message: string, at = "$"): Result => ({ code, output: { ok: false, errors: [{ path: at, message }] } });
 
+/** The `mars` method's own settings (lib/experiments/mars.ts; each absent flag = its default). */
+const MARS_FLAGS = ["--mars-iterations", "--mars-max-calls", "--mars-max-tokens", "--mars-selector-upstream", "--mars-selector-model", "--mars-judge-cmd", "--mars-judge-upstream", "--mars-judge-model"];
+
 const VALUE_FLAGS = [
   "--cases", "--dataset", "--mas", "--benchmark", "--limit", "--methods", "--attempts", "--upstream", "--tool-upstream", "--model", "--evaluator",
   "--reproduction-judge", "--judge-upstream", "--judge-model", "--seed", "--max-calls", "--max-tokens", "--workers", "--timeout-ms", "--name", "--out",
+  ...MARS_FLAGS,
 ];
 const SWITCHES = ["--from-db", "--include-passed"];
 
@@ -134,12 +140,15 @@ async function writeOutputs(db: Db, out: string, experimentId: string): Promise<
   writeFileSync(path.join(out, "results.csv"), tableToCsv(experimentTable("attempts", r.report, settings, items)));
   for (const t of EXPERIMENT_TABLES) writeFileSync(path.join(out, "tables", `${t}.csv`), tableToCsv(experimentTable(t, r.report, settings, items)));
   let files = 0;
+  const { getAttemptArtifact } = await import("../lib/db/experiments");
   for (const a of r.attempts) {
     if (!a.bundleId) continue;
     const b = await exportBundle(db, { bundleId: a.bundleId });
     if (!b) continue;
     writeFileSync(path.join(out, "bundles", `${safeName(a.bundleId)}.bundle.json`), serializeBundle(b));
     files++;
+    // A method's artifact beside its bundle (mars: the repair tree).
+    if (a.hasArtifact) writeFileSync(path.join(out, "bundles", `${safeName(a.bundleId)}.artifact.json`), JSON.stringify(await getAttemptArtifact(db, a.id), null, 1) + "\n");
   }
   const { listExperimentCases } = await import("../lib/db/experiments");
   const e = r.experiment;
@@ -209,6 +218,22 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
       budget: { maxCalls: int(p.opts["--max-calls"], "--max-calls", { min: 1 }) ?? null, maxTokens: int(p.opts["--max-tokens"], "--max-tokens", { min: 1 }) ?? null },
       timeoutMs: int(p.opts["--timeout-ms"], "--timeout-ms", { min: 1 }) ?? 600_000,
     };
+    const marsGiven = MARS_FLAGS.filter((f) => p.opts[f] !== undefined);
+    if (marsGiven.length && !methods.includes("mars")) throw new Usage(`${marsGiven[0]} sets the mars method, which --methods does not list`, marsGiven[0]);
+    if (p.opts["--mars-judge-cmd"] !== undefined && p.opts["--mars-judge-upstream"] !== undefined) throw new Usage("give --mars-judge-cmd or --mars-judge-upstream, not both", "--mars-judge-upstream");
+    if (p.opts["--mars-judge-model"] !== undefined && p.opts["--mars-judge-upstream"] === undefined) throw new Usage("--mars-judge-model goes with --mars-judge-upstream", "--mars-judge-model");
+    if (p.opts["--mars-selector-model"] !== undefined && p.opts["--mars-selector-upstream"] === undefined) throw new Usage("--mars-selector-model goes with --mars-selector-upstream", "--mars-selector-model");
+    if (methods.includes("mars")) {
+      const selectorUpstream = url(p.opts["--mars-selector-upstream"], "--mars-selector-upstream");
+      const marsJudgeUpstream = url(p.opts["--mars-judge-upstream"], "--mars-judge-upstream");
+      settings.mars = {
+        ...(p.opts["--mars-iterations"] !== undefined ? { iterations: int(p.opts["--mars-iterations"], "--mars-iterations", { min: 1, max: 10_000 }) } : {}),
+        maxCalls: int(p.opts["--mars-max-calls"], "--mars-max-calls", { min: 1 }) ?? null,
+        maxTokens: int(p.opts["--mars-max-tokens"], "--mars-max-tokens", { min: 1 }) ?? null,
+        selector: selectorUpstream ? { upstream: selectorUpstream, model: p.opts["--mars-selector-model"] ?? null } : null,
+        judge: p.opts["--mars-judge-cmd"] ? { kind: "command", command: p.opts["--mars-judge-cmd"] } : marsJudgeUpstream ? { kind: "llm", upstream: marsJudgeUpstream, model: p.opts["--mars-judge-model"] ?? null } : null,
+      } as ExperimentSettings["mars"];
+    }
   } catch (e) {
     if (e instanceof Usage) return fail(2, e.message, e.at);
     throw e;

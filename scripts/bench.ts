@@ -29,6 +29,9 @@
  * Then the experiment runner benchmark
  * (scripts/bench-experiments.ts: 100 calibrated-world cases × all methods × k=3 with 2 workers; wall time,
  * summed MAS process time, runner overhead, goal < 20% of wall); BENCH_EXPERIMENTS=0 skips it.
+ * Last, MARS vs a single node-level replay (scripts/bench-mars.ts, issue 15: 30 calibrated failures,
+ * repaired by each and by MARS where the single replay failed, Wilson intervals vs the truth table,
+ * tree-node checks, MARS calls/tokens per repaired case); BENCH_MARS=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -47,6 +50,7 @@ import { runSymptomsBench } from "./bench-symptoms";
 import { runOtlpBench } from "./bench-otlp";
 import { runBigTraceBench } from "./bench-bigtrace";
 import { runExperimentsBench } from "./bench-experiments";
+import { runMarsBench } from "./bench-mars";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -178,6 +182,7 @@ main()
   .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
   .then(() => (process.env.BENCH_BIGTRACE === "0" ? undefined : runBigTraceBench()))
   .then(() => (process.env.BENCH_EXPERIMENTS === "0" ? undefined : runExperimentsBench()))
+  .then(() => (process.env.BENCH_MARS === "0" ? undefined : runMarsBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);

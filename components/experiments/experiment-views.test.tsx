@@ -8,7 +8,7 @@ import { ExperimentList } from "./experiment-list";
 import { cellHref, ciPct, pct, points, pValue } from "./format";
 import { forestAxis } from "./forest-plot";
 import { FrozenSettings } from "./frozen-settings";
-import { ComparisonsTable, EfficiencyTable, RepairByMasTable, RepairGroupsTable, ReproductionTable } from "./report-tables";
+import { ComparisonsTable, EfficiencyTable, MarsNote, RepairByMasTable, RepairGroupsTable, ReproductionTable } from "./report-tables";
 
 // The views are pure props → markup; rendered on the server renderer and checked for the
 // hand-computed values of lib/experiments/test-fixture.ts (see report.test.ts for each number).
@@ -75,6 +75,15 @@ describe("report tables", () => {
     const e = html(<EfficiencyTable report={report} basePath={base} />);
     expect(e).toContain('href="/experiments/exp1?method=critic&amp;mas=AG2#attempts"');
     expect(e).toMatch(/data-efficiency="all:suspicious-node">.*?150\.0.*?6\.7/);
+    // Tokens per repair: 200 tokens / 3 repairs.
+    expect(e).toMatch(/data-efficiency="all:suspicious-node">.*?6\.7<\/td><td[^>]*>67<\/td><\/tr>/);
+  });
+  test("the MARS note appears only with a mars arm (issue 15 item 5)", () => {
+    expect(html(<MarsNote report={report} />)).toBe("");
+    const withMars = summarizeExperiment({ ...input, methods: [...input.methods, "mars"], attemptsRecords: [...records, { caseId: "c1", mas: "AG2", primaryCategory: "C1", method: "mars", attempt: 1, status: "passed", passed: true, reproduced: false, calls: 12, auxCalls: 8, tokens: 900, auxTokens: 300 }] });
+    const note = html(<MarsNote report={withMars} />);
+    expect(note).toContain("MARS reports pass rates over all tasks; we report over failures, as SymTrace does.");
+    expect(html(<EfficiencyTable report={withMars} basePath={base} />)).toMatch(/data-efficiency="all:mars">.*?<td[^>]*>20<\/td><td[^>]*>8<\/td><td[^>]*>900<\/td><td[^>]*>300<\/td><td[^>]*>1<\/td>/);
   });
 });
 

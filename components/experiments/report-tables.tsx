@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { methodLabel, type ExperimentReport, type GroupRow, type MethodCell, type RateCI } from "@/lib/experiments";
+import { MARS_REPORT_NOTE, methodLabel, type ExperimentReport, type GroupRow, type MethodCell, type RateCI } from "@/lib/experiments";
 import { cellHref, ciPct, pct, points, pValue } from "./format";
 
 const TH = "px-2 py-1.5 font-medium";
@@ -193,9 +193,11 @@ export function EfficiencyTable({ report, basePath }: { report: ExperimentReport
           <th className={TH}>API calls</th>
           <th className={TH}>of which method&apos;s own</th>
           <th className={TH}>Tokens</th>
+          <th className={TH}>of which method&apos;s own</th>
           <th className={TH}>Repairs</th>
           <th className={TH}>Repairs / 1K calls</th>
           <th className={TH}>Calls / repair</th>
+          <th className={TH}>Tokens / repair</th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
@@ -210,12 +212,29 @@ export function EfficiencyTable({ report, basePath }: { report: ExperimentReport
             <td className={TD}>{e.apiCalls}</td>
             <td className={TD}>{e.auxCalls}</td>
             <td className={TD}>{e.tokens}</td>
+            <td className={TD}>{e.auxTokens ?? 0}</td>
             <td className={TD}>{e.repairs}</td>
             <td className={TD} data-testid="per1k">{e.repairsPer1k === null ? "—" : e.repairsPer1k.toFixed(1)}</td>
             <td className={TD}>{e.callsPerRepair === null ? "—" : e.callsPerRepair.toFixed(1)}</td>
+            <td className={TD}>{e.tokensPerRepair == null ? "—" : e.tokensPerRepair.toFixed(0)}</td>
           </tr>
         ))}
       </tbody>
     </table>
+  );
+}
+
+/**
+ * The note an experiment with a `mars` arm carries (issue 15 item 5): MARS (seeds/002) reports pass
+ * rates over all tasks, we over failed source cases; its method's own calls are the selector and
+ * judge. Renders nothing without a mars arm.
+ */
+export function MarsNote({ report }: { report: ExperimentReport }) {
+  if (!report.methods.mars) return null;
+  return (
+    <p className="mt-2 text-xs text-slate-600" data-testid="mars-note">
+      {MARS_REPORT_NOTE} Its calls and tokens split into the MAS&apos;s (rollouts) and the method&apos;s own (action selector + judge); the
+      evaluator runs once, on the search&apos;s best trajectory.
+    </p>
   );
 }

@@ -25,6 +25,7 @@
  */
 import type { Db } from "./client";
 import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptOutcome, type CaseReference, type ExperimentSettings } from "../jobs/experiment-types";
+import { resolveMarsSettings, type MarsSettings } from "../experiments/mars";
 
 export const EXPERIMENT_STATUSES = ["queued", "running", "finished", "cancelled", "budget-exhausted"] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
@@ -137,6 +138,10 @@ export interface ExperimentAttemptView {
   calls: number;
   auxCalls: number;
   tokens: { prompt: number; completion: number; total: number };
+  /** Of tokens.total: the method's own LLM calls (critic; MARS selector + judge). */
+  auxTokens: number;
+  /** Whether the attempt stored an artifact (MARS: the repair tree; read it with getAttemptArtifact). */
+  hasArtifact: boolean;
   masMs: number;
   error: string | null;
   skipReason: string | null;
@@ -214,7 +219,24 @@ export function checkSettings(s: ExperimentSettings): ExperimentSettings {
     attempts: s.attempts,
     budget: { maxCalls: positiveIntOrNull(s.budget?.maxCalls, "$.settings.budget.maxCalls"), maxTokens: positiveIntOrNull(s.budget?.maxTokens, "$.settings.budget.maxTokens") },
     timeoutMs,
+    ...(s.mars != null ? { mars: checkMarsSettings(s.mars) } : {}),
   };
+}
+
+/** lib/experiments resolveMarsSettings as an ExperimentError naming the JSON path. */
+function checkMarsSettings(m: unknown): MarsSettings {
+  try {
+    return resolveMarsSettings(m as Partial<MarsSettings>);
+  } catch (e) {
+    const msg = (e as Error).message;
+    throw new ExperimentError("invalid", msg, /^(\$\.settings\.mars[\w.]*)/.exec(msg)?.[1] ?? "$.settings.mars");
+  }
+}
+
+/** Read an attempt's stored artifact (MARS: the repair tree `{kind: "mars-tree", ...}`), or null. */
+export async function getAttemptArtifact(db: Db, attemptId: string): Promise<unknown> {
+  const r = await db.experimentAttempt.findUnique({ where: { id: attemptId }, select: { artifactJson: true } });
+  return parseJson<unknown>(r?.artifactJson ?? null, null);
 }
 
 /**
@@ -284,6 +306,8 @@ async function caseReference(db: Db, caseId: string, finalAnnotationId: string |
  */
 export async function createExperiment(db: Db, input: CreateExperimentInput): Promise<ExperimentView> {
   const settings = checkSettings(input.settings);
+  // The `mars` arm's own budget is frozen resolved (defaults filled) so the page and every export show it.
+  if (input.methods.includes("mars")) settings.mars = checkMarsSettings(settings.mars ?? null);
   const methods = checkMethods(input.methods);
   if (!Array.isArray(input.caseIds) || input.caseIds.length === 0) throw new ExperimentError("invalid", "the case set is empty: give at least one case", "$.cases");
   if (new Set(input.caseIds).size !== input.caseIds.length) throw new ExperimentError("invalid", "the case set names a case twice", "$.cases");
@@ -466,6 +490,8 @@ function toAttemptView(r: AttemptRowWithCase): ExperimentAttemptView {
     calls: r.calls,
     auxCalls: r.auxCalls,
     tokens: { prompt: r.promptTokens, completion: r.completionTokens, total: r.tokens },
+    auxTokens: r.auxTokens,
+    hasArtifact: r.artifactJson !== null,
     masMs: r.masMs,
     error: r.error,
     skipReason: r.skipReason,
@@ -637,6 +663,8 @@ export async function finishAttempt(
         promptTokens: nonNeg(outcome.tokens?.prompt),
         completionTokens: nonNeg(outcome.tokens?.completion),
         tokens: nonNeg(outcome.tokens?.total),
+        auxTokens: nonNeg(outcome.auxTokens),
+        artifactJson: outcome.artifact === undefined || outcome.artifact === null ? null : safeStringify(outcome.artifact),
         masMs: nonNeg(outcome.masMs),
         error: outcome.error,
         skipReason: outcome.skipReason,

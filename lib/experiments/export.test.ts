@@ -35,7 +35,7 @@ describe("experimentTable", () => {
     expect(s.rows).toContainEqual(["seed", 42]);
     expect(s.rows).toContainEqual(["budget", '{"maxCalls":5}']);
     const e = experimentTable("efficiency", report);
-    expect(e.rows.find((r) => r[0] === "all" && r[1] === "suspicious-node")!.slice(3, 10)).toEqual([20, 20, 0, 200, 3, 150, 20 / 3]);
+    expect(e.rows.find((r) => r[0] === "all" && r[1] === "suspicious-node")!.slice(3, 12)).toEqual([20, 20, 0, 200, 0, 3, 150, 20 / 3, 200 / 3]);
     expect(experimentTable("attempts", report, {}, attempts).rows).toHaveLength(records.length);
   });
 

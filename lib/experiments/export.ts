@@ -94,8 +94,8 @@ export function experimentTable(name: ExperimentTable, report: ExperimentReport,
       };
     case "efficiency":
       return {
-        header: ["mas", "method", "label", "api_calls", "mas_calls", "aux_calls", "tokens", "repairs", "repairs_per_1k_calls", "calls_per_repair"],
-        rows: report.efficiency.map((e) => [e.mas, e.method, methodLabel(e.method), e.apiCalls, e.masCalls, e.auxCalls, e.tokens, e.repairs, e.repairsPer1k, e.callsPerRepair]),
+        header: ["mas", "method", "label", "api_calls", "mas_calls", "aux_calls", "tokens", "aux_tokens", "repairs", "repairs_per_1k_calls", "calls_per_repair", "tokens_per_repair"],
+        rows: report.efficiency.map((e) => [e.mas, e.method, methodLabel(e.method), e.apiCalls, e.masCalls, e.auxCalls, e.tokens, e.auxTokens ?? 0, e.repairs, e.repairsPer1k, e.callsPerRepair, e.tokensPerRepair ?? null]),
       };
     case "attempts":
       return {

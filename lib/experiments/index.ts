@@ -32,6 +32,8 @@ export {
 export type { PairedDiff } from "./stats";
 export { ALL, NO_CATEGORY, summarizeExperiment, toCliObject } from "./report";
 export { METHOD_LABELS, TASK_LEVEL_METHODS, methodLabel, methodLevel } from "./methods";
+export { DEFAULT_MARS_SETTINGS, MARS_REPORT_NOTE, marsSettingsLine, resolveMarsSettings } from "./mars";
+export type { MarsJudgeSetting, MarsSettings } from "./mars";
 export { EXPERIMENT_TABLES, attemptsBehind, experimentTable } from "./export";
 export type { AttemptListItem, CellFilter, ExperimentTable } from "./export";
 export { csvCell, tableToCsv } from "../agreement/export-tables";

@@ -25,6 +25,7 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   nudge: "Generic Nudge",
   correction: "Proposed Correction",
   "correction-control": "Correction Control",
+  mars: "MARS (repair search)",
 };
 
 /**

@@ -96,7 +96,8 @@ describe("summarizeExperiment: hand-computed small experiment", () => {
     const cli = toCliObject(r);
     expect(Object.keys(cli)).toEqual(["experiment", "cases", "methods", "comparisons"]);
     expect(Object.keys(cli.comparisons[0])).toEqual(["a", "b", "family", "diffPoints", "lo", "hi", "n10", "n01", "mcnemarP", "holmP"]);
-    expect(Object.keys(cli.methods.rerun)).toEqual(["attempts", "pass", "rep1", "rep3", "calls", "repairsPer1k", "skipped", "errors"]);
+    // The issue-13 fields, then `cost` (calls and tokens per repaired case, issue 15 item 5).
+    expect(Object.keys(cli.methods.rerun)).toEqual(["attempts", "pass", "rep1", "rep3", "calls", "repairsPer1k", "skipped", "errors", "cost"]);
     expect(JSON.parse(JSON.stringify(cli))).toEqual(cli); // JSON-safe: no NaN / undefined
   });
 
@@ -248,5 +249,45 @@ describe("Table 9 (API-call efficiency) from attempt records", () => {
     const s = report.efficiency.find((x) => x.mas === "all" && x.method === "suspicious-node")!;
     expect(s).toMatchObject({ apiCalls: 419 + 466 + 443, repairs: 28 + 46 + 34 });
     expect(report.methods["suspicious-node"].calls).toBe(1328);
+  });
+});
+
+describe("a mars arm: calls and tokens per repaired case, MAS vs aux (issue 15 item 5)", () => {
+  const cs = [
+    { caseId: "m1", mas: "calibrated", primaryCategory: "C3" },
+    { caseId: "m2", mas: "calibrated", primaryCategory: "C1" },
+    { caseId: "m3", mas: "calibrated", primaryCategory: "C2" },
+  ];
+  const r0 = (caseId: string, method: string, status: "passed" | "failed" | "error", calls: number, auxCalls: number, tokens: number, auxTokens: number) => ({ caseId, mas: "calibrated", primaryCategory: null, method, attempt: 1, status, passed: status === "passed", reproduced: null, calls, auxCalls, tokens, auxTokens });
+  const report = summarizeExperiment({
+    cases: cs,
+    methods: ["nudge", "mars"],
+    attempts: 1,
+    seed: 1,
+    attemptsRecords: [
+      r0("m1", "nudge", "failed", 6, 0, 600, 0),
+      r0("m2", "nudge", "passed", 5, 0, 500, 0),
+      r0("m3", "nudge", "failed", 6, 0, 600, 0),
+      r0("m1", "mars", "passed", 20, 10, 3000, 1000),
+      r0("m2", "mars", "failed", 30, 16, 4000, 1200),
+      r0("m3", "mars", "passed", 10, 6, 1000, 400),
+    ],
+  });
+  test("cost: MAS and aux calls and tokens, per repaired case (hand-computed)", () => {
+    // mars: MAS calls 20+30+10 = 60, aux 10+16+6 = 32 → 92 calls / 2 repairs = 46; tokens 8000 / 2 = 4000; aux tokens 2600.
+    expect(report.methods.mars.cost).toEqual({ masCalls: 60, auxCalls: 32, tokens: 8000, auxTokens: 2600, repairs: 2, callsPerRepair: 46, tokensPerRepair: 4000 });
+    expect(report.methods.mars.calls).toBe(92);
+    expect(report.methods.mars.pass).toMatchObject({ rate: 2 / 3, k: 1 });
+    // nudge: 17 calls / 1 repair; 1700 tokens / 1.
+    expect(report.methods.nudge.cost).toEqual({ masCalls: 17, auxCalls: 0, tokens: 1700, auxTokens: 0, repairs: 1, callsPerRepair: 17, tokensPerRepair: 1700 });
+    const e = report.efficiency.find((x) => x.mas === "all" && x.method === "mars")!;
+    expect(e).toMatchObject({ apiCalls: 92, masCalls: 60, auxCalls: 32, tokens: 8000, auxTokens: 2600, repairs: 2, callsPerRepair: 46, tokensPerRepair: 4000 });
+  });
+  test("the page note: MARS reports over all tasks, we report over failures", () => {
+    expect(report.meta.notes).toContain("MARS reports pass rates over all tasks; we report over failures, as SymTrace does.");
+    expect(summarizeExperiment({ cases: cs, methods: ["nudge"], attempts: 1, seed: 1, attemptsRecords: [] }).meta.notes.some((n) => n.includes("MARS"))).toBe(false);
+  });
+  test("auxTokens above tokens is rejected, naming the record", () => {
+    expect(() => summarizeExperiment({ cases: cs, methods: ["mars"], attempts: 1, seed: 1, attemptsRecords: [r0("m1", "mars", "passed", 1, 1, 10, 11)] })).toThrow(/attemptsRecords\[0\]\.auxTokens/);
   });
 });

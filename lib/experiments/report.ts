@@ -14,6 +14,7 @@
  *   reproduced (the failure did not happen); failed/error attempts without a verdict are not judged.
  */
 import { MATCHED_CONTROLS, methodLevel } from "./methods";
+import { MARS_REPORT_NOTE } from "./mars";
 import { caseRepK, casePassAtK, DIFF_RESAMPLES, efficiency, holmAdjust, mcnemarExact, pairedBootstrapDiff, rateWithWilson, seed32 } from "./stats";
 import type {
   AttemptRecord,
@@ -47,6 +48,7 @@ interface CaseMethod {
   masCalls: number;
   auxCalls: number;
   tokens: number;
+  auxTokens: number;
   repairs: number;
 }
 
@@ -82,6 +84,7 @@ function validate(input: ExperimentReportInput): void {
     for (const f of ["calls", "auxCalls", "tokens"] as const) {
       if (!Number.isInteger(r[f]) || r[f] < 0) fail(`${at}.${f} must be an integer >= 0, got ${r[f]}`);
     }
+    if (r.auxTokens !== undefined && (!Number.isInteger(r.auxTokens) || r.auxTokens < 0 || r.auxTokens > r.tokens)) fail(`${at}.auxTokens must be an integer in 0..tokens, got ${r.auxTokens}`);
     const key = `${r.caseId}\u0000${r.method}\u0000${r.attempt}`;
     if (seen.has(key)) fail(`${at}: attempt ${r.attempt} of method "${r.method}" on case "${r.caseId}" is recorded twice`);
     seen.add(key);
@@ -100,7 +103,7 @@ function outcomeOf(r: AttemptRecord): boolean | null {
 }
 
 function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number, level: MethodLevel): CaseMethod {
-  const cm: CaseMethod = { skipped: false, pass: null, z: [], ran: 0, errors: 0, cancelled: 0, skippedAttempts: 0, masCalls: 0, auxCalls: 0, tokens: 0, repairs: 0 };
+  const cm: CaseMethod = { skipped: false, pass: null, z: [], ran: 0, errors: 0, cancelled: 0, skippedAttempts: 0, masCalls: 0, auxCalls: 0, tokens: 0, auxTokens: 0, repairs: 0 };
   const outcomes: Array<boolean | null> = [];
   for (let a = 0; a < K; a++) {
     const r = records[a];
@@ -114,6 +117,7 @@ function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number
     cm.masCalls += r.calls;
     cm.auxCalls += r.auxCalls;
     cm.tokens += r.tokens;
+    cm.auxTokens += r.auxTokens ?? 0;
     if (r.status === "cancelled") {
       cm.cancelled++;
       continue;
@@ -271,16 +275,18 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
     let masCalls = 0;
     let auxCalls = 0;
     let tokens = 0;
+    let auxTokens = 0;
     let repairs = 0;
     for (const i of idxs) {
       const s = states[m][i];
       masCalls += s.masCalls;
       auxCalls += s.auxCalls;
       tokens += s.tokens;
+      auxTokens += s.auxTokens;
       repairs += s.repairs;
     }
     const apiCalls = masCalls + auxCalls;
-    return { mas, method: m, apiCalls, masCalls, auxCalls, tokens, repairs, ...efficiency(apiCalls, repairs) };
+    return { mas, method: m, apiCalls, masCalls, auxCalls, tokens, auxTokens, repairs, ...efficiency(apiCalls, repairs), tokensPerRepair: repairs > 0 ? tokens / repairs : null };
   };
   const efficiencyRows: EfficiencyRow[] = [];
   for (const [mas, idxs] of masGroups) for (const m of input.methods) efficiencyRows.push(effRow(mas, m, idxs));
@@ -300,6 +306,7 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
       repairsPer1k: eff.repairsPer1k,
       skipped: c.skipped,
       errors: c.errors,
+      cost: { masCalls: eff.masCalls, auxCalls: eff.auxCalls, tokens: eff.tokens, auxTokens: eff.auxTokens, repairs: eff.repairs, callsPerRepair: eff.callsPerRepair, tokensPerRepair: eff.tokensPerRepair },
     };
   }
 
@@ -336,7 +343,7 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
     byMas,
     byCategory,
     efficiency: efficiencyRows,
-    meta: { attempts: K, seed: input.seed, resamples, levels, pending, notes: NOTES },
+    meta: { attempts: K, seed: input.seed, resamples, levels, pending, notes: input.methods.includes("mars") ? [...NOTES, MARS_REPORT_NOTE] : NOTES },
   };
 }
 

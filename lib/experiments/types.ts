@@ -32,6 +32,8 @@ export interface AttemptRecord {
   auxCalls: number;
   /** total tokens from `usage` */
   tokens: number;
+  /** of `tokens`: the method's own LLM calls (critic; MARS selector + judge); absent = 0 */
+  auxTokens?: number;
 }
 
 export interface ExperimentCaseRef {
@@ -83,6 +85,21 @@ export interface MethodSummary {
   repairsPer1k: number | null;
   skipped: number;
   errors: number;
+  /** Calls, tokens and their per-repaired-case values (Table 9; MARS is compared on these). Extra to the issue-13 object. */
+  cost?: CostSummary;
+}
+
+/** What a method spent, split into the MAS and the method's own (aux) LLM calls, and per repaired case. */
+export interface CostSummary {
+  masCalls: number;
+  auxCalls: number;
+  tokens: number;
+  auxTokens: number;
+  repairs: number;
+  /** (MAS + aux calls) / repairs; null when nothing was repaired */
+  callsPerRepair: number | null;
+  /** tokens / repairs; null when nothing was repaired */
+  tokensPerRepair: number | null;
 }
 
 /** One paired comparison a vs b (Tables 7–8). n10 = a-only passes, n01 = b-only passes. */
@@ -156,9 +173,13 @@ export interface EfficiencyRow {
   masCalls: number;
   auxCalls: number;
   tokens: number;
+  /** of tokens: the aux calls' (critic; MARS selector + judge) */
+  auxTokens: number;
   repairs: number;
   repairsPer1k: number | null;
   callsPerRepair: number | null;
+  /** tokens per repaired case; null when nothing was repaired */
+  tokensPerRepair: number | null;
 }
 
 export interface ExperimentReport {

@@ -9,9 +9,10 @@
  */
 import type { ReplayBundle } from "../bundle";
 import type { RegisteredRunner } from "../services/runners";
+import type { MarsSettings } from "../experiments/mars";
 
 /** Method names (CLI and database): task level first, then node level. */
-export const METHOD_NAMES = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control"] as const;
+export const METHOD_NAMES = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control", "mars"] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 /** Task-level methods chain their attempts (attempt a+1 only after attempt a failed). */
 export const TASK_LEVEL_METHODS: readonly string[] = ["rerun", "self-reflection", "critic"];
@@ -35,6 +36,8 @@ export interface ExperimentSettings {
   budget: { maxCalls: number | null; maxTokens: number | null };
   /** Per-attempt MAS timeout (ms). */
   timeoutMs: number;
+  /** The `mars` method's search settings and budget (lib/experiments/mars.ts); absent/null = defaults. */
+  mars?: MarsSettings | null;
 }
 
 /** The reference a node-level method may use: final annotation, else the dataset's reference label. */
@@ -73,6 +76,10 @@ export interface AttemptOutcome {
   /** Critic / self-reflection extra LLM calls (not the judge). */
   auxCalls: number;
   tokens: { prompt: number; completion: number; total: number };
+  /** Of tokens.total: the method's own LLM calls (critic; MARS selector + judge). Absent = 0. */
+  auxTokens?: number;
+  /** A method's artifact beside its bundle (MARS: the repair tree), stored as JSON; absent = none. */
+  artifact?: unknown;
   error: string | null;
   skipReason: string | null;
   masMs: number;

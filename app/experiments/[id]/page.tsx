@@ -11,7 +11,7 @@ import { ForestPlot } from "@/components/experiments/forest-plot";
 import { FrozenSettings } from "@/components/experiments/frozen-settings";
 import { LiveProgress } from "@/components/experiments/live-progress";
 import { PassRateChart } from "@/components/experiments/pass-rate-chart";
-import { ComparisonsTable, EfficiencyTable, RepairByMasTable, RepairGroupsTable, ReproductionTable } from "@/components/experiments/report-tables";
+import { ComparisonsTable, EfficiencyTable, MarsNote, RepairByMasTable, RepairGroupsTable, ReproductionTable } from "@/components/experiments/report-tables";
 import { settingsEntries } from "./data";
 
 export const dynamic = "force-dynamic";
@@ -81,6 +81,7 @@ export default async function ExperimentPage({ params, searchParams }: { params:
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-2 font-semibold">Repair by method (Table 4 layout)</h2>
         <RepairByMasTable report={report} basePath={basePath} />
+        <MarsNote report={report} />
         <PassRateChart methods={chart.methods} series={chart.series} />
       </section>
       <section className="rounded border border-slate-200 bg-white p-4">

@@ -13,7 +13,7 @@
  * A finished experiment never changes: its report is computed once and stored with it
  * (Experiment.reportJson); re-running means creating a new experiment.
  */
-import { EXPERIMENT_TABLES, summarizeExperiment, tableToCsv, toCliObject, experimentTable, type AttemptListItem, type AttemptRecord, type ExperimentReport, type ExperimentTable } from "../../experiments";
+import { EXPERIMENT_TABLES, marsSettingsLine, summarizeExperiment, tableToCsv, toCliObject, experimentTable, type AttemptListItem, type AttemptRecord, type ExperimentReport, type ExperimentTable } from "../../experiments";
 import {
   createExperiment,
   ExperimentError,
@@ -122,6 +122,7 @@ export function toAttemptRecord(a: ExperimentAttemptView): AttemptRecord | null 
     calls: a.calls,
     auxCalls: a.auxCalls,
     tokens: a.tokens.total,
+    auxTokens: Math.min(a.auxTokens ?? 0, a.tokens.total),
   };
 }
 
@@ -206,6 +207,7 @@ export function frozenSettingsRecord(e: ExperimentView): Record<string, unknown>
     max_calls: s.budget.maxCalls,
     max_tokens: s.budget.maxTokens,
     timeout_ms: s.timeoutMs,
+    ...(s.mars ? { mars: marsSettingsLine(s.mars) } : {}),
     created_at: e.createdAt.toISOString(),
     finished_at: e.finishedAt?.toISOString() ?? null,
   };
@@ -229,7 +231,8 @@ export async function experimentCsv(db: Db, experimentId: string, table: string)
  * here" (SYMTRACE_REPLAY_UPSTREAM, SYMTRACE_REPLAY_MODEL, SYMTRACE_REPLAY_TOOL_UPSTREAM), the
  * evaluator SYMTRACE_REPLAY_EVALUATOR, the reproduction judge SYMTRACE_EXPERIMENT_JUDGE (a command,
  * exit 0 = reproduced) or else an LLM judge at SYMTRACE_JUDGE_UPSTREAM (SYMTRACE_JUDGE_MODEL), and
- * SYMTRACE_EXPERIMENT_TIMEOUT_MS (per attempt, default 600000). The MAS is always each case's
+ * SYMTRACE_EXPERIMENT_TIMEOUT_MS (per attempt, default 600000); the mars arm: SYMTRACE_MARS_ITERATIONS
+ * (N_iter, default 75) and SYMTRACE_MARS_JUDGE (a judge command printing {score, failureMode, feedback}). The MAS is always each case's
  * registered runner (a request never names a command).
  * @returns the settings, or an error message naming the missing variable
  */
@@ -242,6 +245,8 @@ export function experimentSettingsFromEnv(
   const judgeCommand = env.SYMTRACE_EXPERIMENT_JUDGE?.trim();
   const judgeUpstream = env.SYMTRACE_JUDGE_UPSTREAM?.trim();
   const timeout = Number(env.SYMTRACE_EXPERIMENT_TIMEOUT_MS ?? 600_000);
+  const marsIterations = Number(env.SYMTRACE_MARS_ITERATIONS ?? "") || 0;
+  const marsJudge = env.SYMTRACE_MARS_JUDGE?.trim() || null;
   return {
     upstream,
     toolUpstream: env.SYMTRACE_REPLAY_TOOL_UPSTREAM || null,
@@ -253,5 +258,7 @@ export function experimentSettingsFromEnv(
     attempts: o.attempts,
     budget: { maxCalls: o.maxCalls ?? null, maxTokens: o.maxTokens ?? null },
     timeoutMs: Number.isFinite(timeout) && timeout > 0 ? timeout : 600_000,
+    // The mars arm (frozen with its defaults when the experiment runs it): SYMTRACE_MARS_ITERATIONS, SYMTRACE_MARS_JUDGE (judge command).
+    mars: marsIterations || marsJudge ? { ...(marsIterations ? { iterations: marsIterations } : {}), ...(marsJudge ? { judge: { kind: "command" as const, command: marsJudge } } : {}) } as ExperimentSettings["mars"] : null,
   };
 }

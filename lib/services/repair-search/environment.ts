@@ -120,13 +120,48 @@ export function trajectoryView(b: ReplayBundle, cut: string | null): ReplayBundl
   };
 }
 
-/** The trajectory as the selector sees it: `renderTrajectory` lines, checkpoint ids marked `[checkpoint <id>]`. */
+/**
+ * The trajectory as the selector sees it: `renderTrajectory` lines, every checkpoint id shown as
+ * `[checkpoint <id>]`. A checkpoint rendered as a line of its own (imported transcripts) is marked
+ * in place; one that renderTrajectory leaves out as call metadata (llm_call nodes of a native
+ * recording) gets its own line `[checkpoint <id>] LLM call (<agent>): <what it produced next>`,
+ * right before the first rendered node that follows it in observed order (at the end when none
+ * does). Checkpoints inside a part renderTrajectory elides (very long runs) stay unmarked.
+ */
 export function renderWithCheckpoints(b: ReplayBundle, checkpoints: readonly string[]): string {
   const set = new Set(checkpoints);
-  return renderTrajectory(b)
-    .split("\n")
-    .map((line) => line.replace(/^\[([^\]]+)\]/, (m, id: string) => (set.has(id) ? `[checkpoint ${id}]` : m)))
-    .join("\n");
+  const lines = renderTrajectory(b).split("\n");
+  const lineOf = new Map<string, number>();
+  lines.forEach((line, i) => {
+    const m = /^\[([^\]]+)\]/.exec(line);
+    if (m) lineOf.set(m[1], i);
+  });
+  const byId = new Map(b.graph.nodes.map((n) => [n.id, n]));
+  const before = new Map<number, string[]>();
+  const atEnd: string[] = [];
+  for (const id of b.order) {
+    if (!set.has(id) || lineOf.has(id)) continue;
+    const pos = b.order.indexOf(id);
+    const next = b.order.slice(pos + 1).find((x) => lineOf.has(x));
+    const agent = byId.get(id)?.agent;
+    const mark = `[checkpoint ${id}] LLM call${agent ? ` (${agent})` : ""}: roll back here to redo this call`;
+    if (next === undefined) atEnd.push(mark);
+    else {
+      const at = lineOf.get(next)!;
+      // Inside the elided middle of a long run there is no line to anchor on: leave it unmarked.
+      if (at > 0 && lines[at - 1].startsWith("… ") && b.order.indexOf(next) - pos > 1 && lines.length > 1) {
+        const prev = b.order.slice(0, pos).reverse().find((x) => lineOf.has(x));
+        if (prev !== undefined && lineOf.get(prev)! < at - 1) continue;
+      }
+      before.set(at, [...(before.get(at) ?? []), mark]);
+    }
+  }
+  const out: string[] = [];
+  lines.forEach((line, i) => {
+    out.push(...(before.get(i) ?? []));
+    out.push(line.replace(/^\[([^\]]+)\]/, (m, id: string) => (set.has(id) ? `[checkpoint ${id}]` : m)));
+  });
+  return [...out, ...atEnd].join("\n");
 }
 
 /** The judge feedback shown to the selector. */

@@ -17,6 +17,9 @@ import { classifyGuidance, classifyTaskExtra } from "../../../testing/calibrated
 import { startCalibratedWorld, type CalibratedWorld } from "../../../testing/calibrated/world";
 import { CONTROL_GUIDANCE } from "../../../experiments/prompts";
 import { CORRECTION_METHODS, METHODS, METHOD_NAMES } from "./index";
+
+// `mars` (a whole repair search per attempt) has its own calibrated test (lib/testing/calibrated/mars-compare.test.ts).
+const WITHOUT_MARS = METHOD_NAMES.filter((m) => m !== "mars");
 import type { AttemptOutcome, ExperimentCaseInput, ExperimentSettings, MethodName } from "./types";
 
 let recordWorld: CalibratedWorld;
@@ -47,7 +50,7 @@ beforeAll(async () => {
   };
   for (const f of failures) {
     const c: ExperimentCaseInput = { caseId: f.task.id, bundle: f.bundle, mas: "calibrated", benchmark: "calibrated", task: f.task.prompt, reference: f.reference, runner: null };
-    for (const m of METHOD_NAMES) {
+    for (const m of WITHOUT_MARS) {
       results.set(`${f.task.id}|${m}`, await METHODS[m].run({ case: c, method: m, attempt: 1, settings, seed: 1000 + results.size, previous: [], signal: new AbortController().signal }));
     }
   }
@@ -64,7 +67,7 @@ describe("methods × calibrated world (local seeded scripted endpoint)", () => {
   test("2 failures (C1, C2); every attempt ends passed or failed, judged, with live calls counted", () => {
     expect(failures.map((f) => f.task.category)).toEqual(["C1", "C2"]);
     for (const f of failures) {
-      for (const m of METHOD_NAMES) {
+      for (const m of WITHOUT_MARS) {
         const o = get(f, m);
         // The recorded failures carry a reference label but no proposed correction (correction.test.ts runs those arms).
         if (CORRECTION_METHODS.includes(m)) {

@@ -7,6 +7,7 @@ import { annotatedNodeMethod } from "./annotated-node";
 import { correctionControlMethod, correctionMethod } from "./correction";
 import { criticMethod } from "./critic";
 import { lastNodeMethod } from "./last-node";
+import { marsMethod } from "./mars";
 import { nodeResampleMethod } from "./node-resample";
 import { nudgeMethod } from "./nudge";
 import { randomNodeMethod } from "./random-node";
@@ -27,6 +28,7 @@ export const METHODS: Readonly<Record<MethodName, ExperimentMethod>> = {
   nudge: nudgeMethod,
   correction: correctionMethod,
   "correction-control": correctionControlMethod,
+  mars: marsMethod,
 };
 
 /** Whether a string is a method name. */

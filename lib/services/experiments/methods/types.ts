@@ -6,16 +6,20 @@
  * (task level: a chain stopping at the first pass; node level: k independent attempts).
  */
 import type { ReplayBundle } from "../../../bundle";
+import type { MarsSettings } from "../../../experiments/mars";
 import type { RegisteredRunner } from "../../runners";
 
-/** Method names (exact; CLI and DB). Task level: rerun, self-reflection, critic; node level: the rest. */
-export type MethodName = "rerun" | "self-reflection" | "critic" | "suspicious-node" | "annotated-node" | "random-node" | "last-node" | "node-resample" | "nudge" | "correction" | "correction-control";
+/** The `mars` method's own settings (lib/experiments/mars.ts `resolveMarsSettings`: defaults, checks). */
+export type { MarsSettings };
+
+/** Method names (exact; CLI and DB). Task level: rerun, self-reflection, critic; node level: the rest (mars: a repair-tree search per attempt, issue 15). */
+export type MethodName = "rerun" | "self-reflection" | "critic" | "suspicious-node" | "annotated-node" | "random-node" | "last-node" | "node-resample" | "nudge" | "correction" | "correction-control" | "mars";
 
 /** Every method name, in the paper's order (task level first, then node level and our controls). */
-export const METHOD_NAMES: readonly MethodName[] = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control"];
+export const METHOD_NAMES: readonly MethodName[] = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control", "mars"];
 
 /** The matched-control pair of issue 14 item 4 (treatment: the correction substituted; control: the original request re-executed). */
-export const CORRECTION_METHODS: readonly MethodName[] = ["correction", "correction-control"];
+export const CORRECTION_METHODS: readonly MethodName[] = ["correction", "correction-control", "mars"];
 
 /** Reproduction judge of an experiment: a command with the evaluator's contract, or an LLM judge. */
 export type ReproductionJudgeSetting = { kind: "command"; command: string } | { kind: "llm"; upstream: string; model: string | null };
@@ -38,6 +42,8 @@ export interface ExperimentSettings {
   budget: { maxCalls: number | null; maxTokens: number | null };
   /** Whole-attempt limit of one MAS run / replay, ms. */
   timeoutMs: number;
+  /** The `mars` method's search settings and budget (frozen resolved when the experiment runs mars; absent/null = the defaults). */
+  mars?: MarsSettings | null;
 }
 
 /** The reference failure of a case: the final annotation, else the dataset's reference label. */
@@ -118,8 +124,12 @@ export interface AttemptOutcome {
   calls: number;
   /** Critic calls (one per Critic-Agent attempt); never the reproduction judge. */
   auxCalls: number;
-  /** From `usage` of the live MAS LLM responses plus the aux calls (not the judge). */
+  /** From `usage` of the live MAS LLM responses plus the aux calls (not the reproduction judge). */
   tokens: TokenCounts;
+  /** Of `tokens.total`: the aux calls' tokens (critic call; MARS selector + judge). Absent = 0. */
+  auxTokens?: number;
+  /** A method's artifact stored beside its bundle (MARS: the repair tree, `{kind: "mars-tree", ...}`), or absent. */
+  artifact?: unknown;
   /** System / framework error text (status "error"). */
   error: string | null;
   /** Status "skipped": why the method cannot apply to this case. */
