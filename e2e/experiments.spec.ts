@@ -220,8 +220,7 @@ test("the shipped demo experiment (calibrated world, ≥ 30 failures × all nine
 
   // The chart: one x-axis tick per method, bars with Wilson whiskers; the forest plot: one point per comparison.
   const chart = page.getByTestId("pass-rate-chart");
-  await expect(chart.locator(".recharts-xAxis .recharts-cartesian-axis-tick-value")).toHaveCount(doc.methods.length);
-  await expect(chart.locator(".recharts-xAxis")).toContainText(methodLabel("suspicious-node").split(" ")[0]);
+  for (const m of doc.methods) await expect(chart).toContainText(methodLabel(m));
   await expect(chart.locator(".recharts-bar-rectangle").first()).toBeVisible();
   await expect(chart.locator(".recharts-errorBar").first()).toBeAttached();
   await expect(page.getByTestId("forest-plot").locator(".recharts-scatter-symbol")).toHaveCount(r.comparisons.filter((c) => c.diffPoints !== null && c.lo !== null && c.hi !== null).length);
