@@ -6,6 +6,11 @@
  */
 import { expect, test } from "@playwright/test";
 import { randomUUID } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { gunzipSync } from "node:zlib";
+import { ciPct, pct, points, pValue } from "../components/experiments/format";
+import { methodLabel, type ExperimentReport } from "../lib/experiments";
 import { hashContent, type ReplayBundle } from "../lib/bundle";
 import { claimNextAttempt, completeIfDone, createExperiment, importCase, listExperimentCases, openDb, finishAttempt, type Db } from "../lib/db";
 import { E2E_DATABASE_URL } from "../playwright.config";
@@ -165,4 +170,60 @@ test("a running experiment shows live progress and turns into the tables when it
   await expect(page.getByTestId("experiment-status")).toHaveText("finished", { timeout: 15_000 });
   await expect(page.getByTestId("live-progress").getByTestId("progress")).toContainText("23/23");
   await expect(page.getByTestId("cell-mas-suspicious-node-all").getByTestId("rate")).toHaveText("75.00", { timeout: 15_000 });
+});
+
+/** The parts of demo/experiment/experiment.json.gz this test reads (the stored report of the run). */
+interface DemoDoc {
+  experiment: string;
+  status: string;
+  methods: string[];
+  report: Pick<ExperimentReport, "cases" | "methods" | "byMas" | "comparisons" | "efficiency">;
+}
+
+test("the shipped demo experiment (calibrated world, ≥ 30 failures × all nine methods): the stored values in the tables, chart and forest plot", async ({ page }) => {
+  // Seeded by scripts/e2e-server.sh (npm run db:seed → scripts/demo-data.ts seedDemoExperiment). The
+  // expected values are read from the shipped document's stored report, not written here.
+  const doc = JSON.parse(gunzipSync(readFileSync(path.join(process.cwd(), "demo/experiment/experiment.json.gz"))).toString("utf8")) as DemoDoc;
+  const r = doc.report;
+  expect(doc.status).toBe("finished");
+  expect(r.cases).toBeGreaterThanOrEqual(30);
+  expect(doc.methods).toHaveLength(9);
+  await signIn(page, await createUser(["researcher"]));
+  await page.goto(`/experiments/${doc.experiment}`);
+  await expect(page.getByTestId("experiment-status")).toHaveText("finished");
+  await expect(page.getByTestId("denominator-note")).toContainText(`Rates are over the ${r.cases} failed source case(s)`);
+
+  const rate = (t: string) => page.getByTestId(t).getByTestId("rate");
+  for (const m of doc.methods) {
+    for (const g of r.byMas) {
+      const c = g.cells[m];
+      // Table 4 layout: pass@k per MAS and total, with x/n and the Wilson interval
+      await expect(rate(`cell-mas-${m}-${g.key}`), `${m} ${g.key}`).toHaveText(pct(c.pass.rate));
+      if (c.pass.n) await expect(page.getByTestId(`cell-mas-${m}-${g.key}`)).toContainText(`${c.pass.x}/${c.pass.n} ${ciPct(c.pass)}`);
+      // Table 2 layout: rep1, rep3
+      await expect(rate(`cell-rep1-${m}-${g.key}`), `rep1 ${m} ${g.key}`).toHaveText(pct(c.rep1.rate));
+      await expect(rate(`cell-rep3-${m}-${g.key}`), `rep3 ${m} ${g.key}`).toHaveText(pct(c.rep3?.rate));
+    }
+  }
+  // Tables 7–8: every comparison's Δ, McNemar and Holm p; Suspicious-Node beats Unguided Full Rerun (Holm p < 0.05)
+  for (const c of r.comparisons) {
+    const row = page.locator(`[data-comparison="${c.family}:${c.a}:${c.b}"]`);
+    await expect(row.getByTestId("diff")).toContainText(points(c.diffPoints));
+    await expect(row.getByTestId("mcnemar-p")).toHaveText(pValue(c.mcnemarP));
+    await expect(row.getByTestId("holm-p")).toHaveText(pValue(c.holmP));
+  }
+  const sn = r.comparisons.find((c) => c.a === "suspicious-node" && c.b === "rerun" && c.family === "all") ?? r.comparisons.find((c) => c.a === "suspicious-node" && c.b === "rerun");
+  expect(sn?.holmP).toBeLessThan(0.05);
+  await expect(page.locator(`[data-comparison="${sn!.family}:suspicious-node:rerun"]`).getByTestId("holm-p")).toHaveClass(/font-semibold/);
+  // Table 9: repairs per 1,000 calls
+  for (const e of r.efficiency) await expect(page.locator(`[data-efficiency="${e.mas}:${e.method}"]`).getByTestId("per1k")).toHaveText(e.repairsPer1k === null ? "—" : e.repairsPer1k.toFixed(1));
+
+  // The chart: one x-axis tick per method, bars with Wilson whiskers; the forest plot: one point per comparison.
+  const chart = page.getByTestId("pass-rate-chart");
+  for (const m of doc.methods) await expect(chart).toContainText(methodLabel(m));
+  await expect(chart.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(chart.locator(".recharts-errorBar").first()).toBeAttached();
+  await expect(page.getByTestId("forest-plot").locator(".recharts-scatter-symbol")).toHaveCount(r.comparisons.filter((c) => c.diffPoints !== null && c.lo !== null && c.hi !== null).length);
+  await expect(page.getByTestId("forest-plot").locator(".recharts-errorBar").first()).toBeAttached();
+  await page.screenshot({ path: "e2e-artifacts/demo-experiment-page.png", fullPage: true });
 });

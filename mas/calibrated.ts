@@ -89,8 +89,8 @@ export async function runCalibrated(task: string, ctx: RunContext): Promise<stri
 export const CALIBRATED_DEFAULT_MODEL = "calibrated-model";
 
 if (isMain(import.meta.url) && !process.env.SYMTRACE_MODEL?.trim()) process.env.SYMTRACE_MODEL = CALIBRATED_DEFAULT_MODEL;
-// Benchmark hook (scripts/bench-experiments.ts): the process's own lifetime in ms (since its start,
+// Benchmark hook (scripts/bench-experiments.ts): "<lifetime ms> <start epoch ms>" (since its start,
 // performance.timeOrigin), appended as one line to SYMTRACE_MAS_TIMING_FILE at exit.
 const timingFile = isMain(import.meta.url) ? process.env.SYMTRACE_MAS_TIMING_FILE?.trim() : undefined;
-if (timingFile) process.on("exit", () => appendFileSync(timingFile, `${performance.now().toFixed(1)}\n`));
+if (timingFile) process.on("exit", () => appendFileSync(timingFile, `${performance.now().toFixed(1)} ${performance.timeOrigin.toFixed(1)}\n`));
 runMas(import.meta.url, "calibrated", (cfg, ctx) => runCalibrated(cfg.task, ctx));

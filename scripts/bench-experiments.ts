@@ -10,7 +10,9 @@
  * - summed MAS process time: the lifetime of every MAS process (each appends it at exit,
  *   SYMTRACE_MAS_TIMING_FILE); the evaluator / judge processes likewise (SYMTRACE_EVAL_TIMING_FILE);
  * - the runner's overhead as a share of wall time: 1 − (MAS time / workers) / wall (goal < 20%),
- *   and the same with the evaluator/judge processes counted as work;
+ *   and the same with the evaluator/judge processes counted as work (they are the experiment's
+ *   configured commands; an attempt runs its two concurrently, so the worker capacity they occupy
+ *   is ∫ min(running processes, workers) dt, not the sum of their lifetimes);
  * - CPU: this process (runner + world + proxies) vs its children (MAS, evaluator, judge), from
  *   /proc/self/stat.
  * One JSON line `{"bench":"experiments",...}`. Called by scripts/bench.ts (BENCH_EXPERIMENTS=0
@@ -44,10 +46,39 @@ function cpuTimes(): { self: number; children: number } | null {
   }
 }
 
+/** Process lifetimes from a timing file: one "<lifetime ms> <start epoch ms>" line per process. */
+function readTimes(file: string): Array<{ start: number; end: number }> {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      const [ms, start] = l.split(" ").map(Number);
+      return { start, end: start + ms };
+    });
+}
+
 function sumLines(file: string): { ms: number; n: number } {
-  if (!existsSync(file)) return { ms: 0, n: 0 };
-  const xs = readFileSync(file, "utf8").split("\n").filter(Boolean).map(Number);
-  return { ms: xs.reduce((a, b) => a + b, 0), n: xs.length };
+  const xs = readTimes(file);
+  return { ms: xs.reduce((a, x) => a + (x.end - x.start), 0), n: xs.length };
+}
+
+/**
+ * Worker time spent with a child process running: ∫ min(active processes, workers) dt over the
+ * intervals (ms). An attempt's evaluator and judge run concurrently, so summing their lifetimes
+ * would count one worker slot twice; this counts each moment at most `workers` times.
+ */
+function occupiedMs(intervals: Array<{ start: number; end: number }>, workers: number): number {
+  const ev = intervals.flatMap((x) => [[x.start, 1] as const, [x.end, -1] as const]).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let active = 0;
+  let last = 0;
+  let total = 0;
+  for (const [t, d] of ev) {
+    if (active > 0) total += Math.min(active, workers) * (t - last);
+    active += d;
+    last = t;
+  }
+  return total;
 }
 
 export async function runExperimentsBench(): Promise<void> {
@@ -104,7 +135,9 @@ export async function runExperimentsBench(): Promise<void> {
     const evT = sumLines(evalTiming);
     const overhead = 1 - masT.ms / workers / wallMs;
     const overheadWindow = windowMs ? 1 - masT.ms / workers / windowMs : null;
-    const overheadWithEval = 1 - (masT.ms + evT.ms) / workers / wallMs;
+    // Counting the evaluator / judge processes as work too (user commands, not the runner): the
+    // share of worker capacity during which a MAS, evaluator or judge process was running.
+    const overheadWithEval = 1 - occupiedMs([...readTimes(masTiming), ...readTimes(evalTiming)], workers) / workers / wallMs;
     const cpuSelf = cpu0 && cpu1 ? cpu1.self - cpu0.self : null;
     const cpuChildren = cpu0 && cpu1 ? cpu1.children - cpu0.children : null;
     const statuses: Record<string, number> = {};
@@ -116,7 +149,7 @@ export async function runExperimentsBench(): Promise<void> {
       ["summed MAS process time", `${(masT.ms / 1000).toFixed(1)} s over ${masT.n} processes (${(masT.ms / Math.max(1, masT.n)).toFixed(0)} ms each)`],
       ["summed evaluator + judge time", `${(evT.ms / 1000).toFixed(1)} s over ${evT.n} processes`],
       ["runner overhead (1 − MAS/workers/wall)", `${(overhead * 100).toFixed(1)}% of wall (window: ${overheadWindow === null ? "–" : `${(overheadWindow * 100).toFixed(1)}%`}); goal < ${GOAL_OVERHEAD * 100}%: ${overhead < GOAL_OVERHEAD ? "met" : "NOT met"}`],
-      ["… counting evaluator + judge as work", `${(overheadWithEval * 100).toFixed(1)}%`],
+      ["… counting evaluator + judge processes as work", `${(overheadWithEval * 100).toFixed(1)}% (1 − ∫min(running MAS/evaluator/judge processes, workers)/workers/wall)`],
       ["CPU: runner process / children", cpuSelf === null ? "n/a" : `${cpuSelf.toFixed(1)} s / ${cpuChildren!.toFixed(1)} s (runner ${((cpuSelf / (cpuSelf + cpuChildren!)) * 100).toFixed(1)}% of CPU)`],
       ["attempt statuses", JSON.stringify(statuses)],
     ];

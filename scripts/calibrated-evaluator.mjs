@@ -13,8 +13,8 @@
 import { appendFileSync } from "node:fs";
 import { amountOf, parseTask, referenceAmount } from "../lib/testing/calibrated/catalogue.mjs";
 
-// Benchmark hook (scripts/bench-experiments.ts): this process's lifetime in ms, appended at exit.
-if (process.env.SYMTRACE_EVAL_TIMING_FILE) process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${performance.now().toFixed(1)}\n`));
+// Benchmark hook (scripts/bench-experiments.ts): "<lifetime ms> <start epoch ms>", appended at exit.
+if (process.env.SYMTRACE_EVAL_TIMING_FILE) process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${performance.now().toFixed(1)} ${performance.timeOrigin.toFixed(1)}\n`));
 
 const task = parseTask(process.env.SYMTRACE_TASK ?? "");
 if (!task) {

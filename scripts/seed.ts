@@ -4,7 +4,7 @@
  * dataset samples (Who&When, MAST/MAD, Langfuse OTel traces), plus the demo's recorded
  * reference-MAS case from demo/ in the repo (replayable natively with the built-in runner
  * `orchestrator` against the scripted stand-in), and the demo's finished repair experiment
- * (demo/experiment: 8 recorded failures of the calibrated world × 9 methods × k = 3, with every
+ * (demo/experiment: 30 recorded failures of the calibrated world × 9 methods × k = 1, with every
  * attempt's bundle). Idempotent (re-runs skip).
  * Prints the import report as JSON.
  */

@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { buildBundle } from "../bundle";
-import { evaluateReplay } from "./replay-evaluate";
+import { evaluateReplay, plainArgv } from "./replay-evaluate";
 
 const bundle = buildBundle({
   id: "r",
@@ -24,6 +27,24 @@ describe("evaluateReplay (SYMTRACE_REPLAY_EVALUATOR)", () => {
     expect(JSON.stringify(bad?.details)).toContain("exited with 7");
     const said = await evaluateReplay(bundle, "echo 'first' >&2; echo 'no reference answer for this task' >&2; exit 3");
     expect((said?.details as { error: string }).error).toBe("evaluator exited with 3: no reference answer for this task");
+  });
+});
+
+describe("plainArgv: which commands run without a shell", () => {
+  test("a program with plain words is split at spaces; anything a shell would interpret keeps the shell", () => {
+    expect(plainArgv("node scripts/calibrated-evaluator.mjs")).toEqual(["node", "scripts/calibrated-evaluator.mjs"]);
+    expect(plainArgv("  /usr/bin/python3   eval.py --k=3 ")).toEqual(["/usr/bin/python3", "eval.py", "--k=3"]);
+    for (const c of ["exit 1", "echo x", "true", "node -e 'x'", "node a.js > out", "A=1 node a.js", "node a.js; rm x", "node $HOME/a.js", "node *.js", "a | b", "node a.js && b", ""]) expect(plainArgv(c), c).toBeNull();
+  });
+  test("a plain command gives the same verdict as through the shell", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-plain-"));
+    const script = path.join(dir, "e.mjs");
+    writeFileSync(script, 'console.log(JSON.stringify({ final: JSON.parse(process.env.SYMTRACE_FINAL).final, ppid: process.ppid })); process.exit(2 - 2);');
+    const direct = await evaluateReplay(bundle, `node ${script}`);
+    const viaShell = await evaluateReplay(bundle, `node "${script}"`);
+    expect(direct).toMatchObject({ passed: true, details: { final: "€16.00", ppid: process.pid } });
+    expect(viaShell).toMatchObject({ passed: true, details: { final: "€16.00" } });
+    rmSync(dir, { recursive: true, force: true });
   });
 });
 

@@ -20,7 +20,26 @@ export type ReplayOutcome = {
   details: unknown;
 };
 
+/** Characters a command word may hold to be passed without a shell (no quoting, globbing, variables, redirection, operators). */
+const PLAIN_WORD = /^[A-Za-z0-9_./:@%+,=-]+$/;
+
+/** POSIX shell builtins and keywords a command may start with (they are no programs to spawn). */
+const SHELL_BUILTINS = new Set(["exit", "echo", "true", "false", "test", "[", "cd", "export", "set", "unset", "eval", "exec", "source", ".", ":", "printf", "read", "shift", "trap", "wait", "command", "type", "ulimit", "umask", "alias", "kill", "pwd", "return", "break", "continue", "times", "getopts", "hash", "readonly", "local", "if", "for", "while", "until", "case", "time"]);
+
 /**
+ * The argv of a command that a shell would only split at spaces (every word matches PLAIN_WORD,
+ * the first is a program, not a variable assignment or a shell builtin), so it can be spawned
+ * directly: one process instead of `sh` plus the program, e.g. `node scripts/x-evaluator.mjs`.
+ * Null when the command needs a shell (quotes, `$`, `;`, `|`, `>`, globs, builtins …).
+ */
+export function plainArgv(command: string): string[] | null {
+  const words = command.trim().split(/[ \t]+/);
+  if (words.length === 0 || !words.every((w) => PLAIN_WORD.test(w)) || words[0].includes("=") || SHELL_BUILTINS.has(words[0])) return null;
+  return words;
+}
+
+/**
+ * Runs without a shell when {@link plainArgv} can split the command (same result, one process fewer).
  * @param command the evaluator shell command (null/empty: no evaluation → null)
  * @param o.env extra environment over the contract's variables (the reproduction judge adds
  *   SYMTRACE_SOURCE_BUNDLE and SYMTRACE_REFERENCE, lib/services/experiments/reproduction.ts)
@@ -34,8 +53,9 @@ export async function evaluateReplay(bundle: ReplayBundle, command: string | nul
   writeFileSync(file, JSON.stringify(bundle));
   try {
     const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const child = spawn(command, {
-        shell: true,
+      const argv = plainArgv(command);
+      const child = spawn(argv ? argv[0] : command, argv ? argv.slice(1) : [], {
+        shell: argv === null,
         env: { ...process.env, SYMTRACE_TASK: bundle.task.prompt, SYMTRACE_FINAL: JSON.stringify(finalNode?.content ?? null), SYMTRACE_BUNDLE: file, ...(o.env ?? {}) },
         stdio: ["ignore", "pipe", "pipe"],
       });

@@ -15,7 +15,7 @@ import type { ReplayBundle } from "../../bundle";
 import { wilsonInterval } from "../../agreement";
 import { resolveTarget } from "../../replay";
 import { parseTask } from "./catalogue.mjs";
-import { classifyGuidance, classifyTaskExtra, DEFAULT_TRUTH, expectedNodeRate, type CalibratedTruth, type InjectionClass } from "./truth";
+import { classifyGuidance, classifyTaskExtra, DEFAULT_TRUTH, expectedAttemptRates, expectedNodeRate, passAtK, type CalibratedTruth, type InjectionClass } from "./truth";
 
 /** One attempt as the experiment stored it (the fields the check reads). */
 export interface CheckedAttempt {
@@ -138,4 +138,183 @@ export function checkAttemptRates(attempts: readonly CheckedAttempt[], cases: re
     });
   }
   return out.sort((a, b) => a.method.localeCompare(b.method));
+}
+
+/** A world decision as ./policy.ts reports it (the fields the linkage check reads). */
+export interface WorldDecision {
+  agent: string;
+  position: string;
+  p: number;
+  hit: boolean;
+  user: string | null;
+}
+
+/** One attempt whose a-priori truth and the world's own draws disagree. */
+export interface LinkageMismatch {
+  caseKey: string;
+  method: string;
+  attempt: number;
+  problem: string;
+}
+
+/**
+ * Tie every attempt that ran to the world's decisions taken for it (the MAS sends
+ * SYMTRACE_ATTEMPT_SEED as `user`, `userOf(attempt)` gives that value) and compare, per attempt:
+ * - the probability the world drew its first MAS decision with vs `attemptTruth` (derived from
+ *   observables only: anchor, injected text, task text) — they must be EQUAL: the truth the rates
+ *   are checked against is then exactly the world's model, per attempt, not a fitted number;
+ * - the evaluator's verdict vs the draws: passed ⇔ some decision of the attempt recovered.
+ * Critic / reflection calls (made by the runner, no `user`) are not attempt decisions.
+ * @returns the mismatches (empty when every attempt agrees)
+ */
+export function checkAgainstWorld(
+  attempts: readonly CheckedAttempt[],
+  cases: readonly CheckedCase[],
+  decisions: readonly WorldDecision[],
+  userOf: (a: CheckedAttempt) => string,
+  truth: CalibratedTruth = DEFAULT_TRUTH,
+): LinkageMismatch[] {
+  const byCase = new Map(cases.map((c) => [c.caseKey, c]));
+  const byUser = new Map<string, WorldDecision[]>();
+  for (const d of decisions) {
+    if (!d.user || d.position === "aux") continue;
+    const xs = byUser.get(d.user) ?? [];
+    xs.push(d);
+    byUser.set(d.user, xs);
+  }
+  const out: LinkageMismatch[] = [];
+  for (const a of attempts) {
+    if (a.status !== "passed" && a.status !== "failed") continue;
+    const miss = (problem: string) => out.push({ caseKey: a.caseKey, method: a.method, attempt: a.attempt, problem });
+    const c = byCase.get(a.caseKey);
+    const t = c ? attemptTruth(a, c, truth) : null;
+    if (!t) {
+      miss("no a-priori truth (unknown case, method or anchor)");
+      continue;
+    }
+    const ds = byUser.get(userOf(a)) ?? [];
+    const first = ds[0]?.p ?? 0;
+    if (first !== t.p) miss(`truth ${t.p} (${t.cls}) but the world drew its first decision with p = ${ds.length ? first : "none (no decision)"}`);
+    if (ds.some((d) => d.hit) !== (a.status === "passed")) miss(`evaluator says ${a.status} but the world's draws ${ds.some((d) => d.hit) ? "recovered" : "did not recover"} (${ds.map((d) => `${d.agent}/${d.position} p=${d.p} ${d.hit ? "hit" : "miss"}`).join(", ")})`);
+  }
+  return out;
+}
+
+/** The methods of a full calibrated experiment, task level first. */
+export const ALL_METHODS = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge"] as const;
+const TASK_LEVEL = new Set(["rerun", "self-reflection", "critic"]);
+
+/**
+ * The interval checks of one experiment form one family: 9 methods × (pass, reproduction, pass@k)
+ * = 27 checks. At 95% each, some check misses a correct truth with probability 1 − 0.95^27 ≈ 75%
+ * (and a seeded run repeats its miss on every run). Bonferroni keeps the family-wise false-alarm
+ * rate ≤ 5%: each interval at 1 − 0.05/27, z = Φ⁻¹(1 − 0.05/54) = 3.113. README "Checking".
+ */
+export const FAMILY_CHECKS = 27;
+export const Z_FAMILY = 3.113;
+
+/** The parts of a `symtrace experiment run` document (experiment.json) the verification reads. */
+export interface ExperimentDocument {
+  settings: { attempts: number; seed: number };
+  cases: Array<{ bundleId: string }>;
+  cli: {
+    cases: number;
+    methods: Record<string, { attempts: number; pass: { rate: number | null; lo: number | null; hi: number | null; k: number }; skipped: number; errors: number }>;
+    comparisons: Array<{ a: string; b: string; family: string; diffPoints: number | null; n10: number; n01: number; mcnemarP: number | null; holmP: number | null }>;
+  };
+  attempts: Array<{ caseBundleId: string; method: string; attempt: number; status: string; passed: boolean | null; reproduced: boolean | null; anchorNodeId: string | null; guidance: string | null; error: string | null }>;
+}
+
+/** One check of {@link verifyExperiment}. */
+export interface VerifiedCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** The source cases of an experiment document: each case's bundle and the world's B (its reference label's `extra.boundaryNodeId`). */
+export function casesOf(doc: ExperimentDocument, bundles: readonly ReplayBundle[]): CheckedCase[] {
+  const byId = new Map(bundles.map((b) => [b.id, b]));
+  return doc.cases.map((c) => {
+    const bundle = byId.get(c.bundleId);
+    if (!bundle) throw new Error(`experiment document: source bundle ${c.bundleId} is missing`);
+    const label = (bundle as ReplayBundle & { referenceLabels?: Array<{ extra?: { boundaryNodeId?: unknown } }> }).referenceLabels?.[0];
+    const b = label?.extra?.boundaryNodeId;
+    if (typeof b !== "string") throw new Error(`experiment document: source bundle ${c.bundleId} has no calibrated reference label (referenceLabels[0].extra.boundaryNodeId)`);
+    return { caseKey: c.bundleId, bundle, boundaryNodeId: b };
+  });
+}
+
+/** The attempts of an experiment document as the checks read them. */
+export function attemptsOf(doc: ExperimentDocument): CheckedAttempt[] {
+  return doc.attempts.map((a) => ({ caseKey: a.caseBundleId, method: a.method, attempt: a.attempt, status: a.status, passed: a.passed, reproduced: a.reproduced, anchorNodeId: a.anchorNodeId, guidance: a.guidance, taskText: null }));
+}
+
+/**
+ * The issue's "Done when" on a finished calibrated experiment (all nine methods): every method ran
+ * on every case (no error, no skip); per attempt, every method's pass and reproduction rates
+ * contain the truth (Wilson, Bonferroni over FAMILY_CHECKS); each pass@k of the report contains
+ * the a-priori pass@k; Suspicious-Node beats Unguided Full Rerun with Holm-adjusted p < 0.05; the
+ * ranking per attempt is as designed (specific > {critic, nudge, self-reflection} > {rerun,
+ * node-resample, last-node}).
+ * @returns every check with its figures (ok false = the experiment disagrees with the truth)
+ */
+export function verifyExperiment(doc: ExperimentDocument, bundles: readonly ReplayBundle[], truth: CalibratedTruth = DEFAULT_TRUTH): VerifiedCheck[] {
+  const out: VerifiedCheck[] = [];
+  const add = (name: string, ok: boolean, detail: string) => out.push({ name, ok, detail });
+  const cases = casesOf(doc, bundles);
+  const attempts = attemptsOf(doc);
+  const n = cases.length;
+  const k = doc.settings.attempts;
+  for (const m of ALL_METHODS) {
+    const c = doc.cli.methods[m];
+    add(`${m}: ran on every case`, !!c && c.skipped === 0 && c.errors === 0 && c.attempts >= n, c ? `attempts ${c.attempts}, skipped ${c.skipped}, errors ${c.errors}` : "method missing");
+  }
+  const errs = doc.attempts.filter((a) => a.status === "error");
+  add("no attempt ended in an error", errs.length === 0, errs.slice(0, 3).map((a) => `${a.method}: ${a.error}`).join("; "));
+  const rows = checkAttemptRates(attempts, cases, truth, Z_FAMILY);
+  for (const m of ALL_METHODS) {
+    const r = rows.find((x) => x.method === m);
+    if (!r) {
+      add(`${m}: per-attempt rates`, false, "no judged attempt");
+      continue;
+    }
+    add(`${m}: pass rate per attempt contains the truth`, r.ok, `${r.passed}/${r.n} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}], truth ${r.expected.toFixed(3)}`);
+    add(`${m}: reproduction rate per attempt contains the truth`, r.repOk === true, `${r.reproduced}/${r.judged}, truth ${r.expectedRep.toFixed(3)}`);
+  }
+  const e = expectedAttemptRates(truth);
+  const byCase = new Map(cases.map((c) => [c.caseKey, c]));
+  const firsts = attempts.filter((a) => a.method === "random-node" && a.attempt === 1);
+  const randomNode = firsts.reduce((s, a) => s + (attemptTruth(a, byCase.get(a.caseKey)!, truth)?.p ?? 0), 0) / Math.max(1, firsts.length);
+  const apriori: Record<string, number> = {
+    rerun: passAtK(e.rerun, k),
+    "self-reflection": passAtK(e["self-reflection"], k),
+    critic: passAtK(e.critic, k),
+    "suspicious-node": e["suspicious-node"],
+    "annotated-node": e["annotated-node"],
+    "random-node": randomNode,
+    "last-node": e["last-node"],
+    "node-resample": e["node-resample"],
+    nudge: e.nudge,
+  };
+  for (const m of ALL_METHODS) {
+    const p = doc.cli.methods[m]?.pass;
+    if (!p || p.rate === null) {
+      add(`${m}: pass@k contains the a-priori truth`, false, "no pass rate");
+      continue;
+    }
+    const [lo, hi] = wilsonInterval(Math.round(p.rate * n), n, Z_FAMILY)!;
+    const t = apriori[m];
+    add(`${m}: pass@k contains the a-priori truth`, p.k === (TASK_LEVEL.has(m) ? k : 1) && t >= lo - 1e-12 && t <= hi + 1e-12, `pass@${p.k} ${p.rate.toFixed(3)} [${lo.toFixed(3)}, ${hi.toFixed(3)}] (95%: [${p.lo?.toFixed(3)}, ${p.hi?.toFixed(3)}]), truth ${t.toFixed(3)}`);
+  }
+  const cmp = doc.cli.comparisons.find((x) => x.a === "suspicious-node" && x.b === "rerun");
+  add("Suspicious-Node beats Unguided Full Rerun with Holm-adjusted p < 0.05", !!cmp && (cmp.diffPoints ?? 0) > 0 && cmp.n10 > cmp.n01 && cmp.holmP !== null && cmp.holmP < 0.05, cmp ? `Δ ${cmp.diffPoints?.toFixed(2)} points, n10/n01 ${cmp.n10}/${cmp.n01}, McNemar p ${cmp.mcnemarP}, Holm p ${cmp.holmP}` : "comparison missing");
+  const rate = new Map(checkAttemptRates(attempts, cases, truth).map((r) => [r.method, r.measured]));
+  const tiers = [["suspicious-node", "annotated-node"], ["critic", "nudge", "self-reflection"], ["rerun", "node-resample", "last-node"]];
+  for (let i = 0; i + 1 < tiers.length; i++) {
+    const low = Math.min(...tiers[i].map((m) => rate.get(m) ?? NaN));
+    const high = Math.max(...tiers[i + 1].map((m) => rate.get(m) ?? NaN));
+    add(`ranking: ${tiers[i].join("/")} > ${tiers[i + 1].join("/")}`, low > high, tiers.flat().map((m) => `${m} ${(rate.get(m) ?? NaN).toFixed(3)}`).join(", "));
+  }
+  return out;
 }

@@ -30,6 +30,8 @@ export interface Decision {
   u: number;
   /** recovered (MAS agents) / named the mistake (aux). */
   hit: boolean;
+  /** The request's OpenAI `user` field (the MAS sends "symtrace-attempt-<SYMTRACE_ATTEMPT_SEED>"), else null: ties a decision to its experiment attempt. */
+  user: string | null;
 }
 
 /** Uniform draw in [0, 1) from the SHA-256 of the parts (48 bits). */
@@ -142,7 +144,7 @@ export function calibratedResponder(o: PolicyOptions): (req: ChatRequest) => Scr
       const p = (position === "B" ? o.truth.recover : o.truth.late)[cls];
       const u = draw(key, req.user);
       const hit = u < p;
-      o.onDecision?.({ task: task.index, category: item.category, agent, position, cls, p, u, hit });
+      o.onDecision?.({ task: task.index, category: item.category, agent, position, cls, p, u, hit, user: typeof req.user === "string" && req.user ? req.user : null });
       return hit;
     };
     const steps = toolSteps(msgs);
@@ -158,7 +160,7 @@ export function calibratedResponder(o: PolicyOptions): (req: ChatRequest) => Scr
     const p = o.truth.aux[kind];
     const u = draw(key, user);
     const hit = u < p;
-    o.onDecision?.({ task: task.index, category: task.item.category, agent: kind, position: "aux", cls: "none", p, u, hit });
+    o.onDecision?.({ task: task.index, category: task.item.category, agent: kind, position: "aux", cls: "none", p, u, hit, user: typeof user === "string" && user ? user : null });
     return { content: hit ? diagnosisText(task.item) : GENERIC_REVIEW };
   }
 }

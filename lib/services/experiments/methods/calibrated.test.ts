@@ -28,6 +28,8 @@ let dir: string;
 let command: string[];
 let failures: RecordedFailure[];
 const results = new Map<string, AttemptOutcome>();
+/** The attempt seed each (case, method) ran with, and how many world decisions were taken before it. */
+const seeds = new Map<string, { seed: number; from: number; to: number }>();
 
 beforeAll(async () => {
   process.env.SYMTRACE_QUIET = "1";
@@ -51,7 +53,10 @@ beforeAll(async () => {
   for (const f of failures) {
     const c: ExperimentCaseInput = { caseId: f.task.id, bundle: f.bundle, mas: "calibrated", benchmark: "calibrated", task: f.task.prompt, reference: f.reference, runner: null };
     for (const m of WITHOUT_MARS) {
-      results.set(`${f.task.id}|${m}`, await METHODS[m].run({ case: c, method: m, attempt: 1, settings, seed: 1000 + results.size, previous: [], signal: new AbortController().signal }));
+      const seed = 1000 + results.size;
+      const from = live.decisions.length;
+      results.set(`${f.task.id}|${m}`, await METHODS[m].run({ case: c, method: m, attempt: 1, settings, seed, previous: [], signal: new AbortController().signal }));
+      seeds.set(`${f.task.id}|${m}`, { seed, from, to: live.decisions.length });
     }
   }
 }, 300_000);
@@ -80,6 +85,18 @@ describe("methods × calibrated world (local seeded scripted endpoint)", () => {
         expect(o.calls).toBeGreaterThan(0);
         expect(o.tokens.total).toBeGreaterThan(0);
         expect(o.auxCalls).toBe(m === "critic" ? 1 : 0);
+      }
+    }
+  });
+
+  test("every method gives its MAS SYMTRACE_ATTEMPT_SEED = the attempt's seed: the world's draws carry it as `user`", () => {
+    for (const f of failures) {
+      // (the correction arms are skipped on these cases: no proposed correction, see above)
+      for (const m of WITHOUT_MARS.filter((x) => !(CORRECTION_METHODS as readonly string[]).includes(x))) {
+        const { seed, from, to } = seeds.get(`${f.task.id}|${m}`)!;
+        const mas = live.decisions.slice(from, to).filter((d) => d.position !== "aux");
+        expect(mas.length, `${f.task.id} ${m}`).toBeGreaterThan(0);
+        expect(new Set(mas.map((d) => d.user)), `${f.task.id} ${m}`).toEqual(new Set([`symtrace-attempt-${seed}`]));
       }
     }
   });

@@ -94,6 +94,16 @@ export function liveCallFailure(bundle: ReplayBundle, live: number, exitCode: nu
   return null;
 }
 
+/**
+ * The attempt's identity for the MAS: SYMTRACE_ATTEMPT_SEED = the runner's derived seed
+ * (hash of experiment seed, case, method, attempt). The reference MAS send it as OpenAI's `user`
+ * field (mas/lib/main.ts), which the replay normalization drops; a seeded stochastic endpoint (the
+ * calibrated world) keys its draws on it, so outcomes do not depend on how workers interleave.
+ */
+export function attemptEnv(ctx: Pick<AttemptContext, "seed">): Record<string, string> {
+  return { SYMTRACE_ATTEMPT_SEED: String(ctx.seed) };
+}
+
 const progressOf = (ctx: AttemptContext) => (p: { phase: string; liveCalls: number }) => {
   try {
     ctx.onProgress?.({ phase: p.phase, liveCalls: p.liveCalls });
@@ -126,8 +136,16 @@ export async function finishAttempt(ctx: AttemptContext, p: Produced): Promise<A
   const reasons: string[] = [];
   let passed: boolean | null = null;
   let evalError: string | null = null;
+  // The evaluator and the reproduction judge are independent (both read the attempt bundle, neither
+  // the other's verdict): run them concurrently, so an attempt waits for one process, not two.
+  const [ev, judged] = await Promise.all([
+    ctx.settings.evaluator ? evaluateReplay(forEval, ctx.settings.evaluator, { timeoutMs: ctx.settings.timeoutMs }) : Promise.resolve(null),
+    judgeReproduction(ctx.settings.reproductionJudge, { attempt: p.bundle, source: ctx.case.bundle, task, reference: ctx.case.reference }, { signal: ctx.signal, timeoutMs: ctx.settings.timeoutMs }).then(
+      (v) => ({ v, error: null as unknown }),
+      (e: unknown) => ({ v: null, error: e }),
+    ),
+  ]);
   if (ctx.settings.evaluator) {
-    const ev = await evaluateReplay(forEval, ctx.settings.evaluator, { timeoutMs: ctx.settings.timeoutMs });
     passed = ev?.passed ?? null;
     if (passed === null) {
       const d = ev?.details as { error?: unknown } | null | undefined;
@@ -136,15 +154,11 @@ export async function finishAttempt(ctx: AttemptContext, p: Produced): Promise<A
   } else reasons.push("no evaluator configured");
   if (ctx.signal.aborted) return cancelled(base);
   let reproduced: boolean | null = null;
-  try {
-    const v = await judgeReproduction(ctx.settings.reproductionJudge, { attempt: p.bundle, source: ctx.case.bundle, task, reference: ctx.case.reference }, { signal: ctx.signal, timeoutMs: ctx.settings.timeoutMs });
-    if (v) {
-      reproduced = v.reproduced;
-      reasons.push(`reproduction: ${v.reproduced === null ? "unknown" : v.reproduced ? "reproduced" : "not reproduced"}${v.nodeId ? ` at ${v.nodeId}` : ""}${v.category ? ` (${v.category})` : ""}: ${v.reason}`);
-    }
-  } catch (e) {
-    if (ctx.signal.aborted) return cancelled(base);
-    reasons.push(`reproduction judge failed: ${oneLine(e)}`);
+  if (judged.error !== null) reasons.push(`reproduction judge failed: ${oneLine(judged.error)}`);
+  else if (judged.v) {
+    const v = judged.v;
+    reproduced = v.reproduced;
+    reasons.push(`reproduction: ${v.reproduced === null ? "unknown" : v.reproduced ? "reproduced" : "not reproduced"}${v.nodeId ? ` at ${v.nodeId}` : ""}${v.category ? ` (${v.category})` : ""}: ${v.reason}`);
   }
   const judgeReason = reasons.join("\n");
   if (evalError !== null) return errored(`evaluator: ${evalError}`, { ...base, reproduced, judgeReason });
@@ -176,6 +190,7 @@ export async function runTaskLevel(ctx: AttemptContext, taskPrompt: string, guid
       runnerBundleEnv: src.config.runner?.env ?? null,
       model: s.model ?? src.config.model ?? null,
       timeoutMs: s.timeoutMs,
+      env: attemptEnv(ctx),
     },
     { signal: ctx.signal, onProgress: progressOf(ctx) },
   );
@@ -219,6 +234,7 @@ export async function runNodeLevel(ctx: AttemptContext, targetNodeId: string, gu
       runner: s.command?.length ? null : c.runner,
       newBundleId: `${c.bundle.id}/experiment/${ctx.method}/${ctx.attempt}/${Date.now().toString(36)}`,
       timeoutMs: s.timeoutMs,
+      env: attemptEnv(ctx),
     },
     {
       signal: ctx.signal,
