@@ -11,7 +11,8 @@ import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
 import { getNodeDetail, importCase } from "./cases";
 import { providerOfDb, sqliteAdapter, urlOfDb } from "./client";
 import { sqliteFilePath } from "./url";
-import { getCaseLanes, getGraphIndex, getGraphWindow, INDEX_TYPES, locateNode } from "./cases-window";
+import { getCaseLanes, getCaseTimeZero, getGraphIndex, getGraphWindow, INDEX_TYPES, locateNode, TIME_ZERO_ROWS } from "./cases-window";
+import { nodeTimingOf, traceStartNs } from "../layout/timing";
 import type { Db } from "./client";
 
 let db: Db;
@@ -115,5 +116,19 @@ describe("per-node queries use the node-id indexes (SQLite)", () => {
     } finally {
       raw.close();
     }
+  });
+});
+
+describe("the windowed timeline's data", () => {
+  test("window nodes carry their timing (tokens of llm_call nodes); the time origin; none for a trace without times", async () => {
+    const w = await getGraphWindow(db, { caseId, from: 0, to: 40 });
+    const byId = new Map(b.graph.nodes.map((n) => [n.id, n]));
+    for (const n of w.nodes) {
+      const want = nodeTimingOf(byId.get(n.id)!.content);
+      if (want) expect(n.timing).toEqual(want);
+      else expect(n.timing).toBeUndefined();
+    }
+    expect(w.nodes.filter((n) => n.timing?.tokens).length).toBe(b.order.slice(0, 40).filter((id) => byId.get(id)!.type === "llm_call").length);
+    expect(await getCaseTimeZero(db, { caseId })).toBe(traceStartNs(b.order.slice(0, TIME_ZERO_ROWS).map((id) => nodeTimingOf(byId.get(id)!.content))));
   });
 });

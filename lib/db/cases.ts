@@ -378,10 +378,15 @@ export async function getCaseGraph(db: Db, o: { caseId: string }) {
  * Start time, duration and tokens of the nodes that carry them (`lib/layout` `nodeTimingOf`), by
  * node id. Only nodes whose stored content mentions `startTime`, `durationNs` or `usage` are read
  * (OTel / Langfuse imports); Who&When and MAD cases cost one indexed query that returns nothing.
+ * With `rows_`, only the nodes at observed-order positions [from, to) (a window of a large case).
  */
-async function nodeTimings(db: Db, caseId: string): Promise<Map<string, NodeTiming>> {
+export async function nodeTimings(db: Db, caseId: string, rows_?: { from: number; to: number }): Promise<Map<string, NodeTiming>> {
   const rows = await db.node.findMany({
-    where: { caseId, OR: [{ contentJson: { contains: '"durationNs"' } }, { contentJson: { contains: '"startTime"' } }, { contentJson: { contains: '"usage"' } }] },
+    where: {
+      caseId,
+      ...(rows_ ? { orderIndex: { gte: rows_.from, lt: rows_.to } } : {}),
+      OR: [{ contentJson: { contains: '"durationNs"' } }, { contentJson: { contains: '"startTime"' } }, { contentJson: { contains: '"usage"' } }],
+    },
     select: { nodeId: true, contentJson: true },
   });
   const out = new Map<string, NodeTiming>();
