@@ -159,7 +159,8 @@ export function WindowedTimeline({
 }) {
   const parent = useRef<HTMLDivElement>(null);
   // eslint-disable-next-line react-hooks/incompatible-library
-  const v = useVirtualizer({ count, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12 });
+  // start at the selected row (a deep link far down the trace), so the first rows asked for are the loaded ones
+  const v = useVirtualizer({ count, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12, initialOffset: () => Math.max(0, (selected?.orderIndex ?? 0) * ROW - 4 * ROW) });
   const items = v.getVirtualItems();
   const first = items[0]?.index ?? 0;
   const last = items[items.length - 1]?.index ?? 0;
