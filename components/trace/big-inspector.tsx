@@ -87,8 +87,8 @@ export function BigInspector({
   const [showSymptoms, setShowSymptoms] = useState(false);
   const [symptoms, setSymptoms] = useState<{ status: "loading" } | { status: "error"; message: string } | { status: "ok"; layer: WindowedSymptoms } | null>(null);
   const toggleSymptoms = useCallback(() => {
-    setShowSymptoms((on) => !on);
-    if (symptoms && symptoms.status !== "error") return;
+    setShowSymptoms(!showSymptoms);
+    if (showSymptoms || (symptoms && symptoms.status !== "error")) return;
     setSymptoms({ status: "loading" });
     fetch(`/api/cases/${caseKey}/symptoms`)
       .then(async (r) => {
@@ -96,7 +96,7 @@ export function BigInspector({
         setSymptoms(r.ok ? { status: "ok", layer: body } : { status: "error", message: body.error ?? `HTTP ${r.status}` });
       })
       .catch((e: Error) => setSymptoms({ status: "error", message: e.message }));
-  }, [symptoms, caseKey]);
+  }, [showSymptoms, symptoms, caseKey]);
   const layer = showSymptoms && symptoms?.status === "ok" ? symptoms.layer : null;
   const symptomCf = useMemo(() => (layer ? new Map(layer.ids.map((id, i) => [id, layer.cf[i]])) : undefined), [layer]);
   const shownMarks = useMemo(() => {

@@ -92,7 +92,7 @@ describe("the windowed inspector's symptom layer (issue 16: large cases)", () =>
     const w = await windowedSymptomsFor(h.db, researcher, caseId, {});
     expect(w.ids).toEqual(want.nodes.map((x) => x.id));
     expect(w.rows).toEqual(want.nodes.map((x) => b.order.indexOf(x.id)));
-    expect(w.cf).toEqual(want.nodes.map((x) => Number(x.cf.toFixed(4))));
+    expect(w.cf).toEqual(want.nodes.map((x) => x.cf));
     expect([w.anchor, w.anchorNode, w.nodeCount]).toEqual([want.anchor, want.anchorNode, b.graph.nodes.length]);
     expect(w.anchorRow).toBe(want.anchor ? b.order.indexOf(want.anchor) : null);
     expect(await windowedSymptomsFor(h.db, researcher, caseId, {})).toBe(w); // cached per bundle hash

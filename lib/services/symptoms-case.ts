@@ -150,7 +150,7 @@ export async function windowedSymptomsFor(db: Db, viewer: Viewer, caseId: string
     anchorNodeRow: x.anchorNode ? (rowOf.get(x.anchorNode) ?? null) : null,
     ids: x.nodes.map((n) => n.id),
     rows: x.nodes.map((n) => rowOf.get(n.id) ?? -1),
-    cf: x.nodes.map((n) => Number(n.cf.toFixed(4))),
+    cf: x.nodes.map((n) => n.cf),
     nodeCount: x.nodeCount,
   };
   d.windowed = w;
