@@ -158,8 +158,8 @@ export function WindowedTimeline({
   timeZeroNs: string | null;
 }) {
   const parent = useRef<HTMLDivElement>(null);
-  // eslint-disable-next-line react-hooks/incompatible-library
   // start at the selected row (a deep link far down the trace), so the first rows asked for are the loaded ones
+  // eslint-disable-next-line react-hooks/incompatible-library
   const v = useVirtualizer({ count, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12, initialOffset: () => Math.max(0, (selected?.orderIndex ?? 0) * ROW - 4 * ROW) });
   const items = v.getVirtualItems();
   const first = items[0]?.index ?? 0;
