@@ -80,8 +80,8 @@ export function getCaseLanes(db: Db, o: { caseId: string }): Promise<Array<strin
   });
 }
 
-/** Rows read for a windowed case's time origin (see getCaseTimeZero). */
-export const TIME_ZERO_ROWS = 2000;
+/** Rows read for a windowed case's time origin (see getCaseTimeZero): one block. */
+export const TIME_ZERO_ROWS = 200;
 
 /**
  * The time origin of a large case's timeline (start offsets are shown from it): the earliest
