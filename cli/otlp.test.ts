@@ -1,5 +1,5 @@
 /**
- * `symtrace apikey create|list|revoke` and `symtrace otlp flush|status` as a user runs them (real
+ * `symtrace apikey create|list|revoke` and `symtrace otlp flush|status|prune` as a user runs them (real
  * CLI processes on a temp SQLite file): the key is printed once as `{"key": ...}`, is accepted by
  * the receiver until revoked, only its hash is stored; `otlp flush` assembles the received trace.
  */
@@ -50,10 +50,20 @@ test("apikey create prints the key once, list shows only its prefix, revoke stop
       resourceSpans: [{ resource: {}, scopeSpans: [{ scope: { name: "t" }, spans: [{ traceId: "44444444444444444444444444444444", spanId: "c000000000000001", name: "root", startTimeUnixNano: "1767000000000000000", endTimeUnixNano: "1767000001000000000" }] }] }],
     });
     await storeOtlpBatch(db, { kind: "protobuf", body: Buffer.from(body), keys: indexProtobufRequest(body).keys });
-    expect(cli(["otlp", "status"], url).json).toEqual({ spans: 1, batches: 1, traces: 1, pending: 1 });
+    const status = cli(["otlp", "status"], url).json!;
+    expect(status).toMatchObject({ spans: 1, batches: 1, traces: 1, pending: 1, prunedTraces: 0, prunableTraces: 0, lateAfterPrune: 0, retainSeconds: 86400 });
+    expect(status.bodyBytes).toBe(body.length);
+    expect(typeof status.oldestSpanAgeSeconds).toBe("number");
     const flushed = cli(["otlp", "flush"], url);
     expect(flushed.code).toBe(0);
     expect(flushed.json!.assembled).toEqual([expect.objectContaining({ bundleId: "otlp/44444444444444444444444444444444", status: "imported", spans: 1 })]);
+    expect(await db.case.count({ where: { bundleId: "otlp/44444444444444444444444444444444" } })).toBe(1);
+    // retention now: the assembled trace's staged span and its request body go, the case stays
+    await new Promise((r) => setTimeout(r, 20));
+    const pruned = cli(["otlp", "prune", "--retain-seconds", "0.01"], url);
+    expect(pruned.code).toBe(0);
+    expect(pruned.json).toEqual({ pruned: { traces: 1, spans: 1, batches: 1 }, retainSeconds: 0.01 });
+    expect(await db.otlpSpan.count()).toBe(0);
     expect(await db.case.count({ where: { bundleId: "otlp/44444444444444444444444444444444" } })).toBe(1);
 
     const revoked = cli(["apikey", "revoke", key.slice(0, 10)], url);
@@ -63,4 +73,4 @@ test("apikey create prints the key once, list shows only its prefix, revoke stop
   } finally {
     await db.$disconnect();
   }
-}, 400_000); // nine CLI processes: slow on a loaded 2-core machine
+}, 450_000); // ten CLI processes: slow on a loaded 2-core machine

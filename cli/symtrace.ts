@@ -12,7 +12,7 @@
  *   detect <bundle-file|caseId|bundleId> [--judge]   (cli/detect.ts)
  *   detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]
  *   apikey create --name <n> | apikey list | apikey revoke <id|prefix>   (cli/otlp.ts)
- *   otlp flush [--trace <traceId>] | otlp status
+ *   otlp flush [--trace <traceId>] | otlp status | otlp prune [--retain-seconds <s>]
  *   experiment run ... | experiment report <id|dir>   (cli/experiment.ts; exit 3: stopped at the budget cap)
  *   repair-search <bundle> --upstream <url> ... --out <dir> [-- <command...>]   (cli/repair-search.ts: MARS search-based repair)
  *   repair-search start --case <id> ... [-- <command...>] | repair-search show <id>   (cli/repair-search-jobs.ts: as a job)
@@ -55,7 +55,7 @@ const USAGE = [
   "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge,correction,correction-control> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
   "symtrace experiment report <experiment id | out dir>",
   "symtrace apikey create --name <name> | apikey list | apikey revoke <id|prefix>   (API keys for the OTLP/HTTP receiver; create prints {\"key\": ...} once)",
-  "symtrace otlp flush [--trace <traceId>] | otlp status   (assemble received OTLP traces now / staging counts)",
+  "symtrace otlp flush [--trace <traceId>] | otlp status | otlp prune [--retain-seconds <s>]   (assemble received OTLP traces now / staging size and age / delete staged spans of assembled idle traces)",
   "symtrace repair-search <bundle.json> --upstream <url> [--tool-upstream <url>] [--judge-upstream <url> [--judge-model M] | --judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--seed S] --out <dir> [-- <command...>]   (MARS search: one JSON object {best, iterations, nodes, calls, tokens}; writes tree.json and every node's bundle)",
   "symtrace repair-search start --case <case id|bundle id> [--upstream <url>] [--tool-upstream <url>] [--judge-upstream <url>|--judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--k K] [--l L] [--seed S] [--max-calls N] [--max-tokens N] [-- <command...>]   (queue the search as a job for a worker; prints its id)",
   "symtrace repair-search show <id>   (a queued/running/finished search: {best, iterations, nodes, calls, tokens, status})",
@@ -410,7 +410,7 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import | apikey create|list|revoke | otlp flush|status | repair-search <bundle> ...`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import | apikey create|list|revoke | otlp flush|status|prune | repair-search <bundle> ...`,
       );
   }
 }

@@ -1,11 +1,15 @@
 import { expect, test, type Page } from "@playwright/test";
 import { syntheticBundle, type ReplayBundle } from "../lib/bundle";
-import { createUser, seedBundle, signIn, type TestUser } from "./fixtures";
+import { detectSymptoms } from "../lib/symptoms";
+import { assign, createUser, seedBundle, signIn, type TestUser } from "./fixtures";
 
 /**
  * Issue 16 item 4: a case over SYMTRACE_WINDOWED_NODES (5,000) opens in the windowed inspector.
  * The page carries one window around the selected node; deep links, keyboard walk across window
- * boundaries, parent/child jumps, search and the zoomed-out overview work on a 6,402-node case.
+ * boundaries, parent/child jumps, search and the zoomed-out overview work on a 6,402-node case;
+ * the timeline runs over the same windows; the symptom layer (rules only, whole case) rings
+ * flagged nodes, marks and reaches the anchor, lists a node's rules, and stays hidden from a
+ * blind annotator.
  */
 let researcher: TestUser;
 let b: ReplayBundle;
@@ -105,4 +109,71 @@ test("search jumps to a match outside the loaded windows; Fit shows the overview
   const rows = await graph.locator("[data-testid=big-node]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-order-index"))));
   const mid = rows.reduce((a, r) => a + r, 0) / rows.length;
   expect(Math.abs(mid - 0.75 * 6402)).toBeLessThan(200);
+});
+
+const timelineRow = (page: Page, id: string) => page.getByTestId("timeline").locator(`[role=option][data-node-id="${id}"]`);
+
+test("the timeline follows the windows: selection, clicks, j/k, scrolling far loads the rows there", async ({ page }) => {
+  const target = "tool_result_1200";
+  const row = b.order.indexOf(target);
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${target}`);
+  await expect(page.getByTestId("timeline")).toHaveAttribute("data-windowed", "true");
+  await expect(timelineRow(page, target)).toBeVisible();
+  await expect(timelineRow(page, target)).toHaveAttribute("aria-selected", "true");
+  await expect(timelineRow(page, target)).toHaveAttribute("data-order-index", String(row));
+  // a click on a timeline row selects it in the graph and opens its panel
+  const other = b.order[row + 2];
+  await timelineRow(page, other).click();
+  await expect(graphNode(page, other)).toHaveAttribute("data-selected", "true");
+  await panelShows(page, other);
+  await page.keyboard.press("j");
+  await expect(timelineRow(page, b.order[row + 3])).toHaveAttribute("aria-selected", "true");
+  // scroll the timeline to row 4,000 (far outside the loaded windows): its rows arrive
+  await page.getByTestId("timeline").evaluate((el) => (el.scrollTop = 4000 * 40));
+  await expect(timelineRow(page, b.order[4003])).toBeVisible();
+  await expect(timelineRow(page, b.order[4003])).toHaveAttribute("data-order-index", "4003");
+  await expect(page.getByTestId("timeline-placeholder")).toHaveCount(0);
+  await timelineRow(page, b.order[4003]).click();
+  await expect(graphNode(page, b.order[4003])).toHaveAttribute("data-selected", "true");
+  await panelShows(page, b.order[4003]);
+});
+
+test("the symptom layer: flagged nodes ringed by c_f, the anchor marked and reachable, a node's rules in the panel", async ({ page }) => {
+  const want = detectSymptoms(b);
+  const anchor = want.anchor ?? want.anchorNode;
+  expect(anchor).not.toBeNull();
+  expect(want.nodes.length).toBeGreaterThan(0);
+  await page.goto(`/cases/${encodeURIComponent(b.id)}`);
+  await expect(graphNode(page, b.order[0])).toBeVisible();
+  await page.getByTestId("symptoms-toggle").click();
+  await expect(page.getByTestId("symptoms-state")).toContainText(`${want.nodes.length.toLocaleString("en")} flagged`);
+  await page.getByTestId("symptoms-anchor").click();
+  await expect(graphNode(page, anchor!)).toHaveAttribute("data-selected", "true");
+  await expect(graphNode(page, anchor!).locator("[data-mark=anchor]")).toBeVisible();
+  await expect(timelineRow(page, anchor!).locator("[data-mark=anchor]")).toBeVisible();
+  // a flagged node outside the first windows: found by search, ringed with its c_f, rules listed
+  const flagged = [...want.nodes].reverse().find((x) => /_\d{4}$/.test(x.id))!;
+  const search = page.getByLabel("Search in this trace");
+  await search.fill(flagged.id);
+  await expect(page.getByTestId("match-count")).toHaveText(/^\d+ match/);
+  await search.press("Enter");
+  await expect(graphNode(page, flagged.id)).toHaveAttribute("data-selected", "true");
+  await expect(graphNode(page, flagged.id)).toHaveAttribute("data-cf", flagged.cf.toFixed(3));
+  const rules = page.getByTestId("symptom-rules");
+  await expect(rules).toContainText(`c_f = ${flagged.cf.toFixed(3)}`);
+  for (const r of flagged.rules) await expect(rules.locator(`[data-rule="${r.id}"]`)).toBeVisible();
+  // off again: no rings
+  await page.getByTestId("symptoms-toggle").click();
+  await expect(graphNode(page, flagged.id)).not.toHaveAttribute("data-cf", /./);
+});
+
+test("an annotator on a blind assignment gets the timeline but no symptom toggle, and the API refuses the layer", async ({ page }) => {
+  const annotator = await createUser(["annotator"]);
+  await assign(b.id, [annotator]);
+  await signIn(page, annotator);
+  await page.goto(`/cases/${encodeURIComponent(b.id)}`);
+  await expect(page.getByTestId("inspector")).toHaveAttribute("data-windowed", "true");
+  await expect(timelineRow(page, b.order[0])).toBeVisible();
+  await expect(page.getByTestId("symptoms-toggle")).toHaveCount(0);
+  expect((await page.request.get(`/api/cases/${encodeURIComponent(b.id)}/symptoms`)).status()).toBe(403);
 });

@@ -34,6 +34,10 @@ const envSchema = z.object({
   SYMTRACE_OTLP_MAX_BYTES: z.coerce.number().int("SYMTRACE_OTLP_MAX_BYTES must be a whole number of bytes").positive().optional(),
   /** OTLP/HTTP receiver: a trace is assembled into its case after this many seconds without a new span (default 30). */
   SYMTRACE_OTLP_IDLE_SECONDS: z.coerce.number().nonnegative("SYMTRACE_OTLP_IDLE_SECONDS must be a number of seconds >= 0").optional(),
+  /** OTLP/HTTP receiver: staged spans of a trace whose case is assembled are deleted once it has been idle this many seconds (default 86400; 0 = never). */
+  SYMTRACE_OTLP_RETAIN_SECONDS: z.coerce.number().nonnegative("SYMTRACE_OTLP_RETAIN_SECONDS must be a number of seconds >= 0").optional(),
+  /** Windowed inspector: the symptom layer of a case is computed (on first use, in the app process, whole case in memory) only up to this many nodes (default 200000). */
+  SYMTRACE_SYMPTOMS_MAX_NODES: z.coerce.number().int("SYMTRACE_SYMPTOMS_MAX_NODES must be a whole number of nodes").nonnegative().optional(),
   /** "0" turns off the OTLP trace assembler inside the app / `npm run worker` (default on). */
   SYMTRACE_OTLP_ASSEMBLER: z.enum(["0", "1"], "SYMTRACE_OTLP_ASSEMBLER must be 0 or 1").optional(),
 });

@@ -80,6 +80,7 @@ export function BigGraph({
   selected,
   matches,
   marks,
+  symptomCf,
   onSelect,
   fitSignal,
   centreSignal,
@@ -95,6 +96,8 @@ export function BigGraph({
   selected: { id: string; orderIndex: number } | null;
   matches: Set<string>;
   marks?: Map<string, string[]>;
+  /** The symptom layer's c_f per node where a rule fired (drawn as a red ring, as in the small inspector). */
+  symptomCf?: Map<string, number>;
   onSelect: (id: string, orderIndex: number) => void;
   fitSignal: number;
   centreSignal: number;
@@ -274,6 +277,7 @@ export function BigGraph({
       const bad = n.status ? BAD.has(n.status) : false;
       const sel = selected?.id === n.id;
       const match = matches.has(n.id);
+      const cf = symptomCf?.get(n.id);
       nodeEls.push(
         <div
           key={n.id}
@@ -282,6 +286,7 @@ export function BigGraph({
           data-order-index={n.orderIndex}
           data-selected={sel || undefined}
           data-match={match || undefined}
+          data-cf={cf !== undefined ? cf.toFixed(3) : undefined}
           title={`${n.id} · ${n.type}${n.agent ? " · " + n.agent : ""}${n.status ? " · " + n.status : ""}`}
           onPointerUp={(e) => {
             if (drag.current?.moved) return;
@@ -299,7 +304,13 @@ export function BigGraph({
             transformOrigin: "0 0",
             background: TYPE_BG[n.type] ?? "#fff",
             borderColor: TYPE_BORDER[n.type] ?? "#cbd5e1",
-            boxShadow: sel ? "0 0 0 4px #3b82f6" : match ? "0 0 0 4px #fbbf24" : undefined,
+            boxShadow: sel
+              ? "0 0 0 4px #3b82f6"
+              : match
+                ? "0 0 0 4px #fbbf24"
+                : cf !== undefined
+                  ? `0 0 0 ${2 + Math.round(cf * 6)}px rgba(220, 38, 38, ${(0.25 + 0.75 * cf).toFixed(2)})`
+                  : undefined,
             outline: bad ? "2px solid #dc2626" : undefined,
             outlineOffset: 2,
           }}
@@ -345,7 +356,7 @@ export function BigGraph({
       );
     }
     return { nodeEls, edgePaths };
-  }, [overview, view, first, last, getRow, edgesIn, laneIndex, selected, matches, marks, colourOf, onSelect]);
+  }, [overview, view, first, last, getRow, edgesIn, laneIndex, selected, matches, marks, symptomCf, colourOf, onSelect]);
 
   // Navigation-timing mark: the first frame with graph nodes (or the overview) on the client.
   useEffect(() => {

@@ -5,9 +5,13 @@ import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { caseHref } from "@/lib/case-links";
 import { BLOCK_ROWS, blocksFor, type GraphNodeLite } from "@/lib/layout";
 import { BigGraph, type BigEdge, type BigNode } from "@/components/graph/big-graph";
+import type { SymptomLayer } from "@/lib/symptoms";
+import type { WindowedSymptoms } from "@/lib/services/symptoms-case";
 import { KeyboardHelp } from "./keyboard-help";
 import { NodePanel } from "./node-panel";
 import type { SideTab } from "./inspector";
+import { SymptomRules } from "./symptom-rules";
+import { WindowedTimeline } from "./timeline";
 
 /** What the server sends for a large case instead of the whole graph (app/cases page). */
 export interface BigTraceProps {
@@ -17,6 +21,10 @@ export interface BigTraceProps {
   /** The window around the initial node (rows [from, to)). */
   window: { from: number; to: number; nodes: BigNode[]; edges: BigEdge[] };
   initial: { id: string; orderIndex: number } | null;
+  /** Time origin of the timeline's start offsets (ns since the epoch, digits), or null (lib/db getCaseTimeZero). */
+  timeZeroNs?: string | null;
+  /** The viewer may turn on the symptom layer (fetched from /symptoms on demand; blindness checked on the server). */
+  symptomsAvailable?: boolean;
 }
 
 interface Block {
@@ -34,6 +42,10 @@ const MAX_BLOCKS = 60;
  * kept) and, once zoomed out, the 2-byte-per-node index (/graph/index) for the overview. Search
  * (server side, with positions), deep links (?node=), keyboard walk (j/k, p/c, n/N) and the
  * panel's parent/child links fetch the window holding their target before selecting it.
+ * The timeline (left) is the observed order over the same windows (rows scrolled into view are
+ * fetched); the "Symptoms" toggle (viewers allowed to see detector output) fetches the layer of
+ * the whole case once (/symptoms: ids, rows, c_f, anchor), rings nodes by c_f, marks the anchor,
+ * offers a jump to it and shows the selected node's rules under the node panel.
  */
 export function BigInspector({
   bundleId,
@@ -72,6 +84,28 @@ export function BigInspector({
   const [centreSignal, setCentreSignal] = useState(0);
   const [tab, setTab] = useState<string>(defaultTab);
   const searchRef = useRef<HTMLInputElement>(null);
+  const [showSymptoms, setShowSymptoms] = useState(false);
+  const [symptoms, setSymptoms] = useState<{ status: "loading" } | { status: "error"; message: string } | { status: "ok"; layer: WindowedSymptoms } | null>(null);
+  const toggleSymptoms = useCallback(() => {
+    setShowSymptoms(!showSymptoms);
+    if (showSymptoms || (symptoms && symptoms.status !== "error")) return;
+    setSymptoms({ status: "loading" });
+    fetch(`/api/cases/${caseKey}/symptoms`)
+      .then(async (r) => {
+        const body = (await r.json()) as WindowedSymptoms & { error?: string };
+        setSymptoms(r.ok ? { status: "ok", layer: body } : { status: "error", message: body.error ?? `HTTP ${r.status}` });
+      })
+      .catch((e: Error) => setSymptoms({ status: "error", message: e.message }));
+  }, [showSymptoms, symptoms, caseKey]);
+  const layer = showSymptoms && symptoms?.status === "ok" ? symptoms.layer : null;
+  const symptomCf = useMemo(() => (layer ? new Map(layer.ids.map((id, i) => [id, layer.cf[i]])) : undefined), [layer]);
+  const shownMarks = useMemo(() => {
+    const anchor = layer?.anchor ?? layer?.anchorNode;
+    if (!anchor) return marks;
+    const m = new Map(marks ?? []);
+    m.set(anchor, [...(m.get(anchor) ?? []), "anchor"]);
+    return m;
+  }, [layer, marks]);
 
   const loadBlock = useCallback(
     (b: number): Promise<Block> => {
@@ -333,6 +367,36 @@ export function BigInspector({
           <span data-testid="windowed-note" title="This trace is shown in windows of the observed order; zoom out for the overview">
             {big.count.toLocaleString("en")} nodes · windowed
           </span>
+          {big.symptomsAvailable ? (
+            <>
+              <button
+                type="button"
+                aria-pressed={showSymptoms}
+                data-testid="symptoms-toggle"
+                title="Colour nodes by c_f and mark the intervention anchor (rules only, whole case)"
+                className={`rounded border px-2 py-0.5 text-xs ${showSymptoms ? "border-red-600 bg-red-50 text-red-800" : ""}`}
+                onClick={toggleSymptoms}
+              >
+                Symptoms
+              </button>
+              {showSymptoms && symptoms?.status === "loading" ? <span data-testid="symptoms-state">computing…</span> : null}
+              {showSymptoms && symptoms?.status === "error" ? (
+                <span data-testid="symptoms-state" role="alert" className="text-amber-800">
+                  {symptoms.message}
+                </span>
+              ) : null}
+              {layer ? (
+                <span data-testid="symptoms-state">
+                  {layer.ids.length.toLocaleString("en")} flagged
+                  {(layer.anchorRow ?? layer.anchorNodeRow) !== null ? (
+                    <button type="button" className="ml-1 rounded border px-1 text-xs" data-testid="symptoms-anchor" onClick={() => void selectRow((layer.anchorRow ?? layer.anchorNodeRow) as number)}>
+                      anchor ↦
+                    </button>
+                  ) : null}
+                </span>
+              ) : null}
+            </>
+          ) : null}
           <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => setFitSignal((s) => s + 1)}>
             Fit (f)
           </button>
@@ -341,7 +405,10 @@ export function BigInspector({
           </button>
         </span>
       </div>
-      <div className="grid min-h-0 flex-1 grid-cols-[minmax(0,1fr)_26rem]">
+      <div className="grid min-h-0 flex-1 grid-cols-[20rem_minmax(0,1fr)_26rem]">
+        <div className="min-h-0 border-r border-slate-200">
+          <WindowedTimeline count={big.count} getRow={getRow} needRows={needRows} selected={selected} matches={matchSet} onSelect={select} marks={shownMarks} timeZeroNs={big.timeZeroNs ?? null} />
+        </div>
         <div className="min-h-0">
           <BigGraph
             count={big.count}
@@ -353,7 +420,8 @@ export function BigInspector({
             needIndex={needIndex}
             selected={selected}
             matches={matchSet}
-            marks={marks}
+            marks={shownMarks}
+            symptomCf={symptomCf}
             onSelect={select}
             fitSignal={fitSignal}
             centreSignal={centreSignal}
@@ -380,7 +448,10 @@ export function BigInspector({
           <div className="min-h-0 flex-1 overflow-auto">
             {tab === "node" || !sideTabs.some((t) => t.id === tab) ? (
               selected ? (
-                <NodePanel caseKey={caseKey} nodeId={selected.id} onSelect={panelSelect} onQuote={onQuote} evidence={evidence} onReplay={onReplay} highlight={active.ids.length ? query : undefined} />
+                <>
+                  <NodePanel caseKey={caseKey} nodeId={selected.id} onSelect={panelSelect} onQuote={onQuote} evidence={evidence} onReplay={onReplay} highlight={active.ids.length ? query : undefined} />
+                  {layer ? <NodeSymptoms caseKey={caseKey} nodeId={selected.id} onSelect={panelSelect} /> : null}
+                </>
               ) : (
                 <p className="p-4 text-sm text-slate-500">Select a node.</p>
               )
@@ -404,4 +475,21 @@ function initialBlocks(w: BigTraceProps["window"]): Map<number, Block> {
     m.set(Math.floor(from / BLOCK_ROWS), { from, nodes, edges: w.edges.filter((e) => ids.has(e.from) || ids.has(e.to)) });
   }
   return m;
+}
+
+/** The selected node's rules and evidence (GET /symptoms?node=), shown as the small inspector's SymptomRules. */
+function NodeSymptoms({ caseKey, nodeId, onSelect }: { caseKey: string; nodeId: string; onSelect: (id: string) => void }) {
+  const url = `/api/cases/${caseKey}/symptoms?node=${encodeURIComponent(nodeId)}`;
+  const [got, setGot] = useState<{ url: string; layer: SymptomLayer } | null>(null);
+  useEffect(() => {
+    const ctl = new AbortController();
+    fetch(url, { signal: ctl.signal })
+      .then((r) => (r.ok ? (r.json() as Promise<SymptomLayer>) : null))
+      .then((layer) => {
+        if (layer) setGot({ url, layer });
+      })
+      .catch(() => {});
+    return () => ctl.abort();
+  }, [url]);
+  return got?.url === url ? <SymptomRules layer={got.layer} nodeId={nodeId} onSelect={onSelect} /> : null;
 }

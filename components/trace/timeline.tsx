@@ -72,7 +72,8 @@ const TimelineRow = memo(function TimelineRow({
   top: number;
   isSelected: boolean;
   isMatch: boolean;
-  onSelect: (id: string) => void;
+  /** Called with the node id and its row (observed-order position). */
+  onSelect: (id: string, orderIndex: number) => void;
   marks?: string[];
 }) {
   const t = timingCells(n.timing, zero);
@@ -81,8 +82,9 @@ const TimelineRow = memo(function TimelineRow({
       role="option"
       aria-selected={isSelected}
       data-node-id={n.id}
+      data-order-index={n.orderIndex}
       data-match={isMatch || undefined}
-      onClick={() => onSelect(n.id)}
+      onClick={() => onSelect(n.id, n.orderIndex)}
       style={{ position: "absolute", top, left: 0, right: 0, height: ROW }}
       className={`flex cursor-pointer flex-col justify-center border-b border-slate-100 px-2 text-xs ${
         isSelected ? "bg-blue-100" : isMatch ? "bg-amber-50" : "hover:bg-slate-50"
@@ -128,3 +130,65 @@ const TimelineRow = memo(function TimelineRow({
     </div>
   );
 });
+
+/**
+ * The timeline of a large (windowed) trace (issue 16): the observed order as a virtualized list of
+ * `count` rows, of which only the loaded windows have content (`getRow`); rows scrolled into view
+ * are asked for (`needRows`, fetched by the inspector in blocks) and show a placeholder until
+ * their window arrives. Start offsets are from `timeZeroNs` (the case's time origin). Clicking a
+ * row selects the node; an outside selection scrolls its row into view.
+ */
+export function WindowedTimeline({
+  count,
+  getRow,
+  needRows,
+  selected,
+  matches,
+  onSelect,
+  marks,
+  timeZeroNs,
+}: {
+  count: number;
+  getRow: (row: number) => GraphNodeLite | undefined;
+  needRows: (first: number, last: number) => void;
+  selected: { id: string; orderIndex: number } | null;
+  matches: Set<string>;
+  onSelect: (id: string, orderIndex: number) => void;
+  marks?: Map<string, string[]>;
+  timeZeroNs: string | null;
+}) {
+  const parent = useRef<HTMLDivElement>(null);
+  // start at the selected row (a deep link far down the trace), so the first rows asked for are the loaded ones
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const v = useVirtualizer({ count, getScrollElement: () => parent.current, estimateSize: () => ROW, overscan: 12, initialOffset: () => Math.max(0, (selected?.orderIndex ?? 0) * ROW - 4 * ROW) });
+  const items = v.getVirtualItems();
+  const first = items[0]?.index ?? 0;
+  const last = items[items.length - 1]?.index ?? 0;
+  useEffect(() => {
+    if (count > 0) needRows(first, last);
+  }, [first, last, count, needRows]);
+  const selectedRow = selected?.orderIndex ?? -1;
+  useEffect(() => {
+    if (selectedRow >= 0) v.scrollToIndex(selectedRow, { align: "auto" });
+  }, [selectedRow, v]);
+  return (
+    <div ref={parent} className="h-full overflow-auto" data-testid="timeline" data-windowed="true" role="listbox" aria-label="Timeline: nodes in observed order">
+      <div style={{ height: v.getTotalSize(), position: "relative" }}>
+        {items.map((item) => {
+          const n = getRow(item.index);
+          if (!n) {
+            return (
+              <div key={`row-${item.index}`} data-testid="timeline-placeholder" style={{ position: "absolute", top: item.start, left: 0, right: 0, height: ROW }} className="flex items-center border-b border-slate-100 px-2 text-xs text-slate-400">
+                <span className="w-8 text-right tabular-nums">{item.index}</span>
+                <span className="ml-2">loading…</span>
+              </div>
+            );
+          }
+          return (
+            <TimelineRow key={n.id} n={n} top={item.start} isSelected={n.id === selected?.id} isMatch={matches.has(n.id)} onSelect={onSelect} marks={marks?.get(n.id)} zero={timeZeroNs} />
+          );
+        })}
+      </div>
+    </div>
+  );
+}

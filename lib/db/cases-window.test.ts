@@ -6,8 +6,13 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { fanOutBundle, syntheticBundle } from "../bundle";
 import { freshTestDb } from "./test-db";
-import { importCase } from "./cases";
-import { getCaseLanes, getGraphIndex, getGraphWindow, INDEX_TYPES, locateNode } from "./cases-window";
+import Database from "better-sqlite3";
+import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
+import { getNodeDetail, importCase } from "./cases";
+import { providerOfDb, sqliteAdapter, urlOfDb } from "./client";
+import { sqliteFilePath } from "./url";
+import { getCaseLanes, getCaseTimeZero, getGraphIndex, getGraphWindow, INDEX_TYPES, locateNode, TIME_ZERO_ROWS } from "./cases-window";
+import { nodeTimingOf, traceStartNs } from "../layout/timing";
 import type { Db } from "./client";
 
 let db: Db;
@@ -71,5 +76,59 @@ describe("graph windows", () => {
       expect((ix.flags[row] & 8) !== 0).toBe(n.status === "error");
     });
     expect([...ix.flags].filter((f) => f & 8).length).toBe(b.graph.nodes.filter((n) => n.status === "error").length);
+  });
+});
+
+/**
+ * Click → detail panel of a windowed case (issue 16 item 4, 6.8 s at 1M nodes): every statement
+ * behind one node's detail, search-by-position and locate must reach its rows through an index on
+ * the node id, never walk all the case's edges or records. Without statistics SQLite picks the
+ * unique (caseId, idx) / (caseId, seq) index to skip the ORDER BY sort, i.e. a scan of the whole
+ * case per click. Checked on the statements Prisma really sends (query log) with EXPLAIN QUERY PLAN.
+ */
+describe("per-node queries use the node-id indexes (SQLite)", () => {
+  test("getNodeDetail and locateNode: no statement scans a case's edges or records", async () => {
+    if (providerOfDb(db) !== "sqlite") return;
+    const file = sqliteFilePath(urlOfDb(db)!);
+    const logged = new SqliteClient({ adapter: sqliteAdapter(file), log: [{ emit: "event", level: "query" }] }) as Db;
+    const sql: Array<{ query: string; params: unknown[] }> = [];
+    (logged as unknown as { $on: (e: "query", f: (q: { query: string; params: string }) => void) => void }).$on("query", (q) => sql.push({ query: q.query, params: JSON.parse(q.params) as unknown[] }));
+    try {
+      const id = b.graph.nodes.find((n) => n.type === "llm_call")!.id;
+      const d = await getNodeDetail(logged, { caseId, nodeId: id });
+      expect(d?.records.length).toBeGreaterThan(0);
+      expect(d?.parents.map((p) => p.nodeId)).toEqual(b.graph.edges.filter((e) => e.to === id).map((e) => e.from));
+      expect(d?.children.map((p) => p.nodeId)).toEqual(b.graph.edges.filter((e) => e.from === id).map((e) => e.to));
+      expect(d?.records.map((r) => r.seq)).toEqual(b.records.filter((r) => r.nodeId === id).map((r) => r.seq));
+      await locateNode(logged, { caseId, nodeId: id });
+    } finally {
+      await logged.$disconnect();
+    }
+    const raw = new Database(file, { readonly: true });
+    try {
+      const plans = sql
+        .filter((s) => /^\s*SELECT/i.test(s.query) && /[`"](Edge|BoundaryRecord)[`"]/.test(s.query))
+        .map((s) => ({ q: s.query, plan: (raw.prepare(`EXPLAIN QUERY PLAN ${s.query}`).all(...(s.params as never[])) as Array<{ detail: string }>).map((r) => r.detail).join(" | ") }));
+      expect(plans.length).toBe(3);
+      for (const p of plans) {
+        expect(p.plan, p.q).toMatch(/USING INDEX (Edge_caseId_(fromNodeId|toNodeId)_idx|BoundaryRecord_caseId_nodeId_idx) \(caseId=\? AND (fromNodeId|toNodeId|nodeId)=\?\)/);
+      }
+    } finally {
+      raw.close();
+    }
+  });
+});
+
+describe("the windowed timeline's data", () => {
+  test("window nodes carry their timing (tokens of llm_call nodes); the time origin; none for a trace without times", async () => {
+    const w = await getGraphWindow(db, { caseId, from: 0, to: 40 });
+    const byId = new Map(b.graph.nodes.map((n) => [n.id, n]));
+    for (const n of w.nodes) {
+      const want = nodeTimingOf(byId.get(n.id)!.content);
+      if (want) expect(n.timing).toEqual(want);
+      else expect(n.timing).toBeUndefined();
+    }
+    expect(w.nodes.filter((n) => n.timing?.tokens).length).toBe(b.order.slice(0, 40).filter((id) => byId.get(id)!.type === "llm_call").length);
+    expect(await getCaseTimeZero(db, { caseId })).toBe(traceStartNs(b.order.slice(0, TIME_ZERO_ROWS).map((id) => nodeTimingOf(byId.get(id)!.content))));
   });
 });

@@ -7,6 +7,8 @@
  */
 import type { Db } from "./client";
 import { providerOfDb } from "./client";
+import { nodeTimings } from "./cases";
+import { traceStartNs, type NodeTiming } from "../layout/timing";
 
 /** Largest window one request may ask for (nodes). */
 export const MAX_WINDOW_NODES = 2000;
@@ -19,6 +21,8 @@ export interface WindowNode {
   label: string | null;
   status: string | null;
   orderIndex: number;
+  /** Start, duration and tokens when the trace has them (OTel / Langfuse imports: lib/layout nodeTimingOf). */
+  timing?: NodeTiming;
 }
 
 /** An edge touching a window, with both ends' positions in the observed order and agents. */
@@ -45,6 +49,7 @@ const ph = (pg: boolean, i: number) => (pg ? `$${i}` : "?");
 /** Per-process caches keyed by case id (a replaced case gets a new id). */
 const lanesCache = new Map<string, Promise<Array<string | null>>>();
 const indexCache = new Map<string, Promise<GraphIndex>>();
+const zeroCache = new Map<string, Promise<string | null>>();
 const CACHE_CASES = 8;
 function remember<T>(m: Map<string, Promise<T>>, key: string, make: () => Promise<T>): Promise<T> {
   const hit = m.get(key);
@@ -75,6 +80,20 @@ export function getCaseLanes(db: Db, o: { caseId: string }): Promise<Array<strin
   });
 }
 
+/** Rows read for a windowed case's time origin (see getCaseTimeZero): one block. */
+export const TIME_ZERO_ROWS = 200;
+
+/**
+ * The time origin of a large case's timeline (start offsets are shown from it): the earliest
+ * start, ns since the epoch as a digit string, among the first TIME_ZERO_ROWS nodes of the
+ * observed order (reading every node's content of a million-node case is not worth one offset;
+ * the observed order starts with the root, whose start is the trace's). null when those nodes
+ * carry no start. Cached per case in this process.
+ */
+export function getCaseTimeZero(db: Db, o: { caseId: string }): Promise<string | null> {
+  return remember(zeroCache, o.caseId, async () => traceStartNs([...(await nodeTimings(db, o.caseId, { from: 0, to: TIME_ZERO_ROWS })).values()]));
+}
+
 /** The observed-order position of a node, or null when the case has no such node. */
 export async function locateNode(db: Db, o: { caseId: string; nodeId: string }): Promise<number | null> {
   const n = await db.node.findUnique({ where: { caseId_nodeId: { caseId: o.caseId, nodeId: o.nodeId } }, select: { orderIndex: true } });
@@ -82,7 +101,8 @@ export async function locateNode(db: Db, o: { caseId: string; nodeId: string }):
 }
 
 /**
- * Nodes with `from <= orderIndex < to` (at most MAX_WINDOW_NODES) and every edge touching them.
+ * Nodes with `from <= orderIndex < to` (at most MAX_WINDOW_NODES), with their timing where the
+ * trace has one (the windowed timeline), and every edge touching them.
  * @returns the window, nodes in observed order, edges by bundle index
  */
 export async function getGraphWindow(db: Db, o: { caseId: string; from: number; to: number }): Promise<GraphWindow> {
@@ -104,9 +124,10 @@ export async function getGraphWindow(db: Db, o: { caseId: string; from: number; 
         AND e."caseId" = n."caseId" AND e."${side}" = n."nodeId"
         AND t."caseId" = e."caseId" AND t."nodeId" = e."${other}"`;
   type Row = { idx: number | bigint; efrom: string; eto: string; kind: string; here: number | bigint; hereAgent: string | null; there: number | bigint; thereAgent: string | null };
-  const [outs, ins] = await Promise.all([
+  const [outs, ins, timing] = await Promise.all([
     db.$queryRawUnsafe<Row[]>(edgeSql("fromNodeId", "toNodeId"), o.caseId, from, to),
     db.$queryRawUnsafe<Row[]>(edgeSql("toNodeId", "fromNodeId"), o.caseId, from, to),
+    nodeTimings(db, o.caseId, { from, to }),
   ]);
   const edges = new Map<number, WindowEdge>();
   for (const r of outs) {
@@ -119,7 +140,10 @@ export async function getGraphWindow(db: Db, o: { caseId: string; from: number; 
   return {
     from,
     to,
-    nodes: nodes.map((n) => ({ id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex })),
+    nodes: nodes.map((n) => {
+      const t = timing.get(n.nodeId);
+      return { id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, ...(t ? { timing: t } : {}) };
+    }),
     edges: [...edges.values()].sort((a, b) => a.idx - b.idx),
   };
 }

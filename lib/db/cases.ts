@@ -309,10 +309,13 @@ export async function listCaseIds(db: Db): Promise<Array<{ id: string; bundleId:
 export async function getNodeDetail(db: Db, o: { caseId: string; nodeId: string }) {
   const node = await db.node.findUnique({ where: { caseId_nodeId: { caseId: o.caseId, nodeId: o.nodeId } } });
   if (!node) return null;
+  // No ORDER BY in SQL: without table statistics SQLite would walk the unique (caseId, idx) /
+  // (caseId, seq) index to skip the sort, i.e. every edge and record of the case per click (6.8 s
+  // at 1M nodes). The node-id indexes give the node's few rows; they are sorted here.
   const [records, parents, children] = await Promise.all([
-    db.boundaryRecord.findMany({ where: { caseId: o.caseId, nodeId: o.nodeId }, orderBy: { seq: "asc" } }),
-    db.edge.findMany({ where: { caseId: o.caseId, toNodeId: o.nodeId }, orderBy: { idx: "asc" }, select: { fromNodeId: true, kind: true } }),
-    db.edge.findMany({ where: { caseId: o.caseId, fromNodeId: o.nodeId }, orderBy: { idx: "asc" }, select: { toNodeId: true, kind: true } }),
+    db.boundaryRecord.findMany({ where: { caseId: o.caseId, nodeId: o.nodeId } }).then((rs) => rs.sort((a, b) => a.seq - b.seq)),
+    db.edge.findMany({ where: { caseId: o.caseId, toNodeId: o.nodeId }, select: { idx: true, fromNodeId: true, kind: true } }).then((es) => es.sort((a, b) => a.idx - b.idx)),
+    db.edge.findMany({ where: { caseId: o.caseId, fromNodeId: o.nodeId }, select: { idx: true, toNodeId: true, kind: true } }).then((es) => es.sort((a, b) => a.idx - b.idx)),
   ]);
   const content = JSON.parse(node.contentJson) as unknown;
   return {
@@ -376,10 +379,15 @@ export async function getCaseGraph(db: Db, o: { caseId: string }) {
  * Start time, duration and tokens of the nodes that carry them (`lib/layout` `nodeTimingOf`), by
  * node id. Only nodes whose stored content mentions `startTime`, `durationNs` or `usage` are read
  * (OTel / Langfuse imports); Who&When and MAD cases cost one indexed query that returns nothing.
+ * With `rows_`, only the nodes at observed-order positions [from, to) (a window of a large case).
  */
-async function nodeTimings(db: Db, caseId: string): Promise<Map<string, NodeTiming>> {
+export async function nodeTimings(db: Db, caseId: string, rows_?: { from: number; to: number }): Promise<Map<string, NodeTiming>> {
   const rows = await db.node.findMany({
-    where: { caseId, OR: [{ contentJson: { contains: '"durationNs"' } }, { contentJson: { contains: '"startTime"' } }, { contentJson: { contains: '"usage"' } }] },
+    where: {
+      caseId,
+      ...(rows_ ? { orderIndex: { gte: rows_.from, lt: rows_.to } } : {}),
+      OR: [{ contentJson: { contains: '"durationNs"' } }, { contentJson: { contains: '"startTime"' } }, { contentJson: { contains: '"usage"' } }],
+    },
     select: { nodeId: true, contentJson: true },
   });
   const out = new Map<string, NodeTiming>();

@@ -221,8 +221,11 @@ export interface OtlpTraceState {
   lastReceivedAt: string;
   assembledAt: string | null;
   assembledSpans: number | null;
+  /** Spans received (staged now plus those deleted by retention). */
   receivedSpans: number;
   error: string | null;
+  /** ISO time the staged spans were deleted by retention, or null. */
+  prunedAt: string | null;
 }
 
 /** The ingest state of the trace behind bundle id `otlp/<traceId>`, or null (not a live trace). */
@@ -238,8 +241,9 @@ export async function getOtlpTraceState(db: Db, bundleId: string): Promise<OtlpT
     lastReceivedAt: new Date(Number(row.lastReceivedMs)).toISOString(),
     assembledAt: row.assembledMs === null ? null : new Date(Number(row.assembledMs)).toISOString(),
     assembledSpans: row.assembledSpans,
-    receivedSpans,
+    receivedSpans: receivedSpans + (row.prunedSpans ?? 0),
     error: row.error,
+    prunedAt: row.prunedMs === null ? null : new Date(Number(row.prunedMs)).toISOString(),
   };
 }
 
@@ -247,4 +251,116 @@ export async function getOtlpTraceState(db: Db, bundleId: string): Promise<OtlpT
 export async function otlpIngestCounts(db: Db): Promise<{ spans: number; batches: number; traces: number; pending: number }> {
   const [spans, batches, traces, pending] = await Promise.all([db.otlpSpan.count(), db.otlpBatch.count(), db.otlpTrace.count(), db.otlpTrace.count({ where: { pending: true } })]);
   return { spans, batches, traces, pending };
+}
+
+/** Why a late span cannot be merged into a trace whose staged spans were pruned (the trace's `error`). */
+export function prunedLateSpansError(prunedMs: bigint, prunedSpans: number | null, late: number): string {
+  return (
+    `${late} span(s) arrived after the staged spans of this trace were deleted by retention at ${new Date(Number(prunedMs)).toISOString()} ` +
+    `(SYMTRACE_OTLP_RETAIN_SECONDS): not merged; the case keeps the ${prunedSpans ?? "?"} spans assembled before, the late spans stay staged`
+  );
+}
+
+/**
+ * Retention of staged spans (issue 16): delete the `OtlpSpan` rows of every trace whose case is
+ * assembled and that has been idle (no span received, not assembled) for `retainMs`, then the
+ * request bodies none of whose spans is left. A trace qualifies when it is not pending, not held
+ * by an assembler, its last assembly stored the case (no `error`) and both its last receipt and
+ * its last assembly are older than `retainMs`. Per trace, one transaction: the trace is marked
+ * (`prunedMs`, `prunedSpans`) only if no span arrived since it was read (`lastReceivedMs`
+ * unchanged, still not pending), and only spans received up to then are deleted, so a span
+ * acknowledged concurrently is never lost.
+ *
+ * A span arriving after pruning is stored and acknowledged as always and makes the trace pending;
+ * the assembler then does not rebuild the case from the late spans alone (that would drop the
+ * pruned ones): it records {@link prunedLateSpansError} on the trace and keeps the case as it was.
+ * @param retainMs idle time in ms (> 0)
+ * @returns traces pruned, spans and request bodies deleted
+ */
+export async function pruneAssembledOtlpTraces(db: Db, o: { retainMs: number; nowMs?: number; take?: number }): Promise<{ traces: number; spans: number; batches: number }> {
+  if (!(o.retainMs > 0)) throw new Error(`pruneAssembledOtlpTraces: retainMs must be > 0 (got ${o.retainMs})`);
+  const now = o.nowMs ?? Date.now();
+  const cutoff = BigInt(Math.floor(now - o.retainMs));
+  const due = await db.otlpTrace.findMany({
+    where: {
+      pending: false,
+      error: null,
+      prunedMs: null,
+      lastReceivedMs: { lte: cutoff },
+      assembledMs: { lte: cutoff },
+      OR: [{ claimedUntilMs: null }, { claimedUntilMs: { lt: BigInt(now) } }],
+    },
+    orderBy: { lastReceivedMs: "asc" },
+    select: { traceId: true, lastReceivedMs: true },
+    take: o.take ?? 1000,
+  });
+  let traces = 0;
+  let spans = 0;
+  for (const t of due) {
+    const n = await db.$transaction(async (tx) => {
+      const count = await tx.otlpSpan.count({ where: { traceId: t.traceId, receivedMs: { lte: t.lastReceivedMs } } });
+      const marked = await tx.otlpTrace.updateMany({
+        where: { traceId: t.traceId, pending: false, prunedMs: null, lastReceivedMs: t.lastReceivedMs },
+        data: { prunedMs: BigInt(now), prunedSpans: count },
+      });
+      if (marked.count !== 1) return null;
+      const del = await tx.otlpSpan.deleteMany({ where: { traceId: t.traceId, receivedMs: { lte: t.lastReceivedMs } } });
+      return del.count;
+    });
+    if (n === null) continue;
+    traces++;
+    spans += n;
+  }
+  const batches = traces > 0 ? await deleteUnusedOtlpBatches(db, { olderThanMs: o.retainMs, nowMs: now }) : 0;
+  return { traces, spans, batches };
+}
+
+/** Staging size and age, for `symtrace otlp status`. */
+export interface OtlpStagingReport {
+  spans: number;
+  batches: number;
+  traces: number;
+  pending: number;
+  /** Bytes of stored request bodies (as received, decompressed). */
+  bodyBytes: number;
+  /** Receipt time (ISO) of the oldest staged span, or null when none. */
+  oldestSpanAt: string | null;
+  /** Age of the oldest staged span in seconds (at `nowMs`), or null. */
+  oldestSpanAgeSeconds: number | null;
+  /** Traces whose staged spans were deleted by retention. */
+  prunedTraces: number;
+  /** Traces that qualify for retention now (see pruneAssembledOtlpTraces), given `retainMs`. */
+  prunableTraces: number | null;
+  /** Traces with spans that arrived after pruning (not merged). */
+  lateAfterPrune: number;
+}
+
+/**
+ * The staging report: counts (as otlpIngestCounts), stored body bytes, the oldest staged span's
+ * receipt time and age, traces pruned, prunable now (`retainMs` > 0) and with late spans after pruning.
+ */
+export async function otlpStagingReport(db: Db, o: { retainMs: number; nowMs?: number }): Promise<OtlpStagingReport> {
+  const now = o.nowMs ?? Date.now();
+  const pg = providerOfDb(db) === "postgresql";
+  const cutoff = BigInt(Math.floor(now - o.retainMs));
+  const [counts, bytes, oldest, prunedTraces, prunable, lateAfterPrune] = await Promise.all([
+    otlpIngestCounts(db),
+    db.$queryRawUnsafe<Array<{ n: number | bigint | string | null }>>(`SELECT SUM(${pg ? "octet_length" : "length"}("body")) AS n FROM "OtlpBatch"`),
+    db.otlpSpan.aggregate({ _min: { receivedMs: true } }),
+    db.otlpTrace.count({ where: { prunedMs: { not: null } } }),
+    o.retainMs > 0
+      ? db.otlpTrace.count({ where: { pending: false, error: null, prunedMs: null, lastReceivedMs: { lte: cutoff }, assembledMs: { lte: cutoff } } })
+      : Promise.resolve(null),
+    db.otlpTrace.count({ where: { prunedMs: { not: null }, error: { not: null } } }),
+  ]);
+  const min = oldest._min.receivedMs;
+  return {
+    ...counts,
+    bodyBytes: Number(bytes[0]?.n ?? 0),
+    oldestSpanAt: min === null ? null : new Date(Number(min)).toISOString(),
+    oldestSpanAgeSeconds: min === null ? null : Math.max(0, Math.round((now - Number(min)) / 1000)),
+    prunedTraces,
+    prunableTraces: prunable,
+    lateAfterPrune,
+  };
 }

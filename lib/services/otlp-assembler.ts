@@ -10,13 +10,37 @@
  * (instrumentation.ts → {@link ensureEmbeddedOtlpAssembler}) and in `npm run worker`; several
  * processes share the work through a claim per trace (lib/db claimOtlpTrace).
  */
-import { CaseConflictError, claimOtlpTrace, deleteUnusedOtlpBatches, finishOtlpAssembly, importCase, listDueOtlpTraces, loadOtlpTrace, releaseOtlpClaim, type Db, type OtlpBatchCache } from "../db";
+import {
+  CaseConflictError,
+  claimOtlpTrace,
+  deleteUnusedOtlpBatches,
+  finishOtlpAssembly,
+  importCase,
+  listDueOtlpTraces,
+  loadOtlpTrace,
+  prunedLateSpansError,
+  pruneAssembledOtlpTraces,
+  releaseOtlpClaim,
+  type Db,
+  type OtlpBatchCache,
+} from "../db";
 import { readEnv, type Env } from "../env";
 import { importOtel } from "../importers";
 
 /** The idle time before a trace is assembled, in ms (SYMTRACE_OTLP_IDLE_SECONDS, default 30 s). */
 export function otlpIdleMs(env: Env = readEnv()): number {
   return Math.round((env.SYMTRACE_OTLP_IDLE_SECONDS ?? 30) * 1000);
+}
+
+/** Default retention of staged spans after assembly: one day (SYMTRACE_OTLP_RETAIN_SECONDS). */
+export const DEFAULT_OTLP_RETAIN_SECONDS = 86_400;
+
+/**
+ * How long the staged spans of an assembled, idle trace are kept, in ms
+ * (SYMTRACE_OTLP_RETAIN_SECONDS, default one day; 0 = keep them forever).
+ */
+export function otlpRetainMs(env: Env = readEnv()): number {
+  return Math.round((env.SYMTRACE_OTLP_RETAIN_SECONDS ?? DEFAULT_OTLP_RETAIN_SECONDS) * 1000);
 }
 
 /** The `source.file` of live-ingested cases. */
@@ -39,6 +63,13 @@ export interface AssemblyResult {
  */
 export async function assembleOtlpTrace(db: Db, traceId: string, cache?: OtlpBatchCache): Promise<Omit<AssemblyResult, "stillPending">> {
   const bundleId = `otlp/${traceId}`;
+  // Staged spans deleted by retention: the late spans alone would replace the case with a part of
+  // the trace. Keep the case, keep the late spans staged, say so (lib/db pruneAssembledOtlpTraces).
+  const pruned = await db.otlpTrace.findUnique({ where: { traceId }, select: { prunedMs: true, prunedSpans: true } });
+  if (pruned?.prunedMs != null) {
+    const late = await db.otlpSpan.count({ where: { traceId } });
+    return { traceId, bundleId, status: "failed", spans: late, error: prunedLateSpansError(pruned.prunedMs, pruned.prunedSpans, late) };
+  }
   const { value, spans } = await loadOtlpTrace(db, traceId, cache);
   if (spans === 0) return { traceId, bundleId, status: "failed", spans, error: "no spans stored for this trace" };
   const res = importOtel(JSON.stringify(value), { fileName: OTLP_LIVE_FILE });
@@ -91,10 +122,13 @@ export interface OtlpAssemblerHandle {
 
 /**
  * Start the periodic assembler: every `intervalMs` (default: a quarter of the idle time, between
- * 250 ms and 5 s) it assembles the due traces.
+ * 250 ms and 5 s) it assembles the due traces; every 10 minutes it also applies retention
+ * (`retainMs`, default SYMTRACE_OTLP_RETAIN_SECONDS: lib/db pruneAssembledOtlpTraces) and deletes
+ * unused request bodies.
  */
-export function startOtlpAssembler(o: { db: Db; idleMs?: number; intervalMs?: number; log?: (line: string) => void }): OtlpAssemblerHandle {
+export function startOtlpAssembler(o: { db: Db; idleMs?: number; retainMs?: number; intervalMs?: number; log?: (line: string) => void }): OtlpAssemblerHandle {
   const idleMs = o.idleMs ?? otlpIdleMs();
+  const retainMs = o.retainMs ?? otlpRetainMs();
   const every = o.intervalMs ?? Math.min(5000, Math.max(250, Math.round(idleMs / 4)));
   let running: Promise<AssemblyResult[]> | null = null;
   let stopped = false;
@@ -103,9 +137,14 @@ export function startOtlpAssembler(o: { db: Db; idleMs?: number; intervalMs?: nu
     if (!running) {
       running = assembleDueOtlpTraces(o.db, { idleMs, log: o.log })
         .then(async (r) => {
-          // request bodies whose spans were all re-sent later: once every 10 minutes
+          // once every 10 minutes: retention of assembled idle traces' staged spans, then request
+          // bodies whose spans were all re-sent later (or pruned)
           if (Date.now() - lastCleanup > 10 * 60_000) {
             lastCleanup = Date.now();
+            if (retainMs > 0) {
+              const p = await pruneAssembledOtlpTraces(o.db, { retainMs });
+              if (p.traces) o.log?.(`otlp: retention deleted ${p.spans} staged spans of ${p.traces} assembled trace(s), ${p.batches} request bodies`);
+            }
             await deleteUnusedOtlpBatches(o.db);
           }
           return r;

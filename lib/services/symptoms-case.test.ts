@@ -1,11 +1,12 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { parseJsonText, type ReplayBundle } from "../bundle";
+import { parseJsonText, syntheticBundle, type ReplayBundle } from "../bundle";
+import { detectSymptoms, symptomLayer } from "../symptoms";
 import type { AnnotationFields, Viewer } from "../annotation";
 import { assignCases, importCase, saveDraft, submitInitial, upsertUser, type DbHandle } from "../db";
 import { freshTestDb } from "../db/test-db";
-import { caseDetection, caseEarliestCheck, symptomLayerFor, warningsForFields } from "./symptoms-case";
+import { caseDetection, caseEarliestCheck, symptomLayerFor, warningsForFields, windowedSymptomNode, windowedSymptomsFor } from "./symptoms-case";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = parseJsonText(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8")) as ReplayBundle;
@@ -78,5 +79,34 @@ describe("symptom layer visibility (blindness, enforced on the server)", () => {
     expect((await symptomLayerFor(h.db, plain, caseId))!.nodes.length).toBe(4);
     const rows = await h.db.annotation.findMany({ where: { caseId }, select: { userId: true, assisted: true } });
     expect(Object.fromEntries(rows.map((x) => [x.userId, x.assisted]))).toEqual({ [plain.id]: false, [helped.id]: true });
+  });
+});
+
+describe("the windowed inspector's symptom layer (issue 16: large cases)", () => {
+  test("ids, rows and c_f of every flagged node, the anchor's row; one node's rules; blind, over the limit", async () => {
+    const b = syntheticBundle({ id: `s/${++n}-big`, turns: 40, seed: 9 });
+    const { caseId } = await importCase(h.db, { bundle: b });
+    const want = detectSymptoms(b);
+    expect(want.nodes.length).toBeGreaterThan(0);
+    const researcher = await user(["researcher"]);
+    const w = await windowedSymptomsFor(h.db, researcher, caseId, {});
+    expect(w.ids).toEqual(want.nodes.map((x) => x.id));
+    expect(w.rows).toEqual(want.nodes.map((x) => b.order.indexOf(x.id)));
+    expect(w.cf).toEqual(want.nodes.map((x) => x.cf));
+    expect([w.anchor, w.anchorNode, w.nodeCount]).toEqual([want.anchor, want.anchorNode, b.graph.nodes.length]);
+    expect(w.anchorRow).toBe(want.anchor ? b.order.indexOf(want.anchor) : null);
+    expect(await windowedSymptomsFor(h.db, researcher, caseId, {})).toBe(w); // cached per bundle hash
+    const one = await windowedSymptomNode(h.db, researcher, caseId, want.nodes[0].id, {});
+    expect(one.nodes).toEqual(symptomLayer(want).nodes.slice(0, 1));
+    expect(one.anchor).toBe(want.anchor);
+    expect((await windowedSymptomNode(h.db, researcher, caseId, "no-such-node", {})).nodes).toEqual([]);
+
+    const admin = await user(["admin"]);
+    const a = await user(["annotator"]);
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [a.id] });
+    await expect(windowedSymptomsFor(h.db, a, caseId, {})).rejects.toMatchObject({ status: 403 });
+    await expect(windowedSymptomNode(h.db, a, caseId, want.nodes[0].id, {})).rejects.toMatchObject({ status: 403 });
+    await expect(windowedSymptomsFor(h.db, researcher, caseId, { SYMTRACE_SYMPTOMS_MAX_NODES: 100 })).rejects.toThrow(/up to 100 nodes \(SYMTRACE_SYMPTOMS_MAX_NODES\); this one has 162/);
+    await expect(windowedSymptomsFor(h.db, researcher, caseId, { SYMTRACE_SYMPTOMS_MAX_NODES: 100 })).rejects.toMatchObject({ status: 413 });
   });
 });

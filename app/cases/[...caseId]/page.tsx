@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
 import { bundleIdFromParam } from "@/lib/case-links";
-import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getCaseLanes, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode } from "@/lib/db";
+import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getCaseLanes, getCaseTimeZero, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode, mayViewerSeeSymptoms } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
 import { BLOCK_ROWS, compactGraph } from "@/lib/layout";
 import type { BigTraceProps } from "@/components/trace/big-inspector";
@@ -43,7 +43,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   const windowed = c.nodeCount > windowedFrom();
   const [full, bigGraph, ann, queue] = await Promise.all([
     windowed ? null : getCaseGraph(db, { caseId: c.id }),
-    windowed ? bigTrace(c.id, c.nodeCount, requested) : null,
+    windowed ? bigTrace(c.id, c.nodeCount, requested, () => mayViewerSeeSymptoms(db, viewer, c.id)) : null,
     getCaseAnnotationsFor(db, viewer, { caseId: c.id }),
     listQueue(db, viewer),
   ]);
@@ -58,7 +58,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   const canReplay = canReplayCase(viewer, ann.access);
   const ownFinal = mode === "adjudicate" ? await getOwnAnnotation(db, viewer, { caseId: c.id, kind: "final" }) : null;
   // Detector output is a label: null (no toggle) for an annotator before submitting, unless assisted.
-  // (not for windowed cases: the layer is computed over the whole trace in one pass)
+  // (windowed cases: the inspector fetches it from /symptoms when the viewer turns it on)
   const symptoms = windowed ? null : await symptomLayerFor(db, viewer, c.id);
   const otlpState = await getOtlpTraceState(db, c.bundleId);
 
@@ -124,15 +124,23 @@ export default async function CasePage({ params, searchParams }: { params: Param
   );
 }
 
-/** The lanes and the window of whole blocks around the requested node (or the first) of a large case. */
-async function bigTrace(caseId: string, count: number, requested: string | undefined): Promise<BigTraceProps> {
+/**
+ * The lanes and the window of whole blocks around the requested node (or the first) of a large
+ * case, the timeline's time origin, and whether the viewer may turn on the symptom layer.
+ */
+async function bigTrace(caseId: string, count: number, requested: string | undefined, maySeeSymptoms: () => Promise<boolean>): Promise<BigTraceProps> {
   const db = getDb();
-  const [lanes, at] = await Promise.all([getCaseLanes(db, { caseId }), requested ? locateNode(db, { caseId, nodeId: requested }) : Promise.resolve(null)]);
+  const [lanes, at, timeZeroNs, symptomsAvailable] = await Promise.all([
+    getCaseLanes(db, { caseId }),
+    requested ? locateNode(db, { caseId, nodeId: requested }) : Promise.resolve(null),
+    getCaseTimeZero(db, { caseId }),
+    maySeeSymptoms(),
+  ]);
   const row = at ?? 0;
   const b = Math.floor(row / BLOCK_ROWS);
   const from = Math.max(0, (b - 1) * BLOCK_ROWS);
   const to = Math.min(count, (b + 2) * BLOCK_ROWS);
   const window = await getGraphWindow(db, { caseId, from, to });
   const node = window.nodes.find((n) => n.orderIndex === row) ?? window.nodes[0];
-  return { count, lanes, window, initial: node ? { id: node.id, orderIndex: node.orderIndex } : null };
+  return { count, lanes, window, initial: node ? { id: node.id, orderIndex: node.orderIndex } : null, timeZeroNs, symptomsAvailable };
 }

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "OtlpTrace" ADD COLUMN     "prunedMs" BIGINT,
+ADD COLUMN     "prunedSpans" INTEGER;

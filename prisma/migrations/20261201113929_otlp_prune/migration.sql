@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "OtlpTrace" ADD COLUMN "prunedMs" BIGINT;
+ALTER TABLE "OtlpTrace" ADD COLUMN "prunedSpans" INTEGER;
