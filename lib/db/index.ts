@@ -7,6 +7,7 @@ export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";
 export * from "./experiments";
+export * from "./repair-searches";
 export * from "./api-keys";
 export * from "./otlp";
 export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";
