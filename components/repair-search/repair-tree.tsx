@@ -1,6 +1,7 @@
 "use client";
 
 import Link from "next/link";
+import type { ElkNode } from "elkjs/lib/elk.bundled.js";
 import { useEffect, useMemo, useState } from "react";
 import { fmtScore, treeEdges, treeElkInput, type NodeActionKind, type TreeNodeView } from "@/lib/repair-search/view";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
@@ -12,36 +13,36 @@ export const ACTION_TONE: Record<NodeActionKind, BadgeTone> = { root: "slate", r
 export const ACTION_LABEL: Record<NodeActionKind, string> = { root: "source (τ_fail)", rollback: "rollback", guided_repair: "guided repair", continuation: "continuation" };
 
 type Positions = Map<string, { x: number; y: number }>;
-type WorkerReply = { id: number; error?: string; positions?: Array<[string, number, number]>; width?: number; height?: number };
-
-let seq = 0;
+type Layout = { key: string; pos: Positions | null; width: number; height: number; error: string | null };
 
 /**
- * ELK (mrtree) positions of the tree's cards, computed in a Web Worker (lib/layout/elk-graph.worker.ts)
- * and recomputed only when the tree's shape (node ids and parents) changes, not on every poll.
+ * ELK (mrtree) positions of the tree's cards, recomputed only when the tree's shape (node ids and
+ * parents) changes, not on every poll. ELK runs on the main thread, loaded on demand: a tree has at
+ * most N_iter + 1 nodes (76 by default), a few ms of layout. (A Web Worker running elkjs's bundled
+ * build, as lib/layout/elk.worker.ts does, never answered in the Playwright run here — likely its
+ * worker-mode dispatcher claims the worker's message channel — so this view does not use one.)
  */
-function useTreeLayout(rows: readonly TreeNodeView[]): { pos: Positions | null; width: number; height: number; error: string | null } {
+function useTreeLayout(rows: readonly TreeNodeView[]): Layout {
   const shape = rows.map((r) => `${r.id}<${r.parentId ?? ""}`).join(",");
   // eslint-disable-next-line react-hooks/exhaustive-deps -- keyed on the shape on purpose
   const graph = useMemo(() => treeElkInput(rows, CARD_W, CARD_H), [shape]);
-  const [state, setState] = useState<{ key: string; pos: Positions | null; width: number; height: number; error: string | null }>({ key: "", pos: null, width: 0, height: 0, error: null });
+  const [state, setState] = useState<Layout>({ key: "", pos: null, width: 0, height: 0, error: null });
   useEffect(() => {
-    const worker = new Worker(new URL("../../lib/layout/elk-graph.worker.ts", import.meta.url), { type: "module" });
-    const id = ++seq;
-    worker.onmessage = (ev: MessageEvent<WorkerReply>) => {
-      if (ev.data.id !== id) return;
-      if (ev.data.error || !ev.data.positions) setState({ key: shape, pos: null, width: 0, height: 0, error: ev.data.error ?? "layout failed" });
-      else setState({ key: shape, pos: new Map(ev.data.positions.map(([k, x, y]) => [k, { x, y }])), width: ev.data.width ?? 0, height: ev.data.height ?? 0, error: null });
-      worker.terminate();
+    let live = true;
+    (async () => {
+      try {
+        const ELK = (await import("elkjs/lib/elk.bundled.js")).default;
+        const out: ElkNode = await new ELK().layout(graph as ElkNode);
+        if (live) setState({ key: shape, pos: new Map((out.children ?? []).map((c) => [c.id, { x: c.x ?? 0, y: c.y ?? 0 }])), width: out.width ?? 0, height: out.height ?? 0, error: null });
+      } catch (e) {
+        if (live) setState({ key: shape, pos: null, width: 0, height: 0, error: e instanceof Error ? e.message : String(e) });
+      }
+    })();
+    return () => {
+      live = false;
     };
-    worker.onerror = (e) => {
-      setState({ key: shape, pos: null, width: 0, height: 0, error: e.message || "layout worker failed" });
-      worker.terminate();
-    };
-    worker.postMessage({ id, graph });
-    return () => worker.terminate();
   }, [graph, shape]);
-  // keep the previous layout while a grown tree is laid out (new cards wait for their position)
+  // the previous layout stays until a grown tree is laid out (new cards wait for their position)
   return state;
 }
 
