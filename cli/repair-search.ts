@@ -16,6 +16,9 @@
  * `{"best": {"node", "bundle", "cut", "score", "passed"}, "iterations", "nodes", "stopped",
  * "calls": {"selector","judge","mas"}, "tokens": {"selector","judge","mas","total"}}`.
  * Exit 0 ok; 1 invalid input or failure; 2 bad usage.
+ *
+ * As a job (a RepairSearch row run by a worker, resumable): `repair-search start --case <id> …` and
+ * `repair-search show <id>` (cli/repair-search-jobs.ts).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -97,6 +100,8 @@ function loadBundle(file: string): ReplayBundle {
  * @param registry runners to resolve the bundle's runner from (default: SYMTRACE_RUNNERS_FILE + built-ins)
  */
 export async function repairSearchCommand(args: string[], registry?: readonly RegisteredRunner[]): Promise<Result> {
+  // As a job in the database: `repair-search start …` / `repair-search show <id>` (cli/repair-search-jobs.ts).
+  if (args[0] === "start" || args[0] === "show") return (await import("./repair-search-jobs")).repairSearchJobCommand(args);
   try {
     const { opts, positional, command } = parse(args);
     if (positional.length !== 1) throw new Usage(`usage: ${REPAIR_SEARCH_USAGE}`);

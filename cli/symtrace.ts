@@ -15,6 +15,7 @@
  *   otlp flush [--trace <traceId>] | otlp status
  *   experiment run ... | experiment report <id|dir>   (cli/experiment.ts; exit 3: stopped at the budget cap)
  *   repair-search <bundle> --upstream <url> ... --out <dir> [-- <command...>]   (cli/repair-search.ts: MARS search-based repair)
+ *   repair-search start --case <id> ... [-- <command...>] | repair-search show <id>   (cli/repair-search-jobs.ts: as a job)
  *   release export --out <dir> [--format bundle|...] [filters]   (cli/release.ts)
  *   release import <dir>
  *
@@ -51,11 +52,13 @@ const USAGE = [
   "symtrace detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]   (anchor/top-3 hit rates and per-category precision/recall vs reference nodes, with Random-Node and Last-Node baselines)",
   "symtrace release export --out <dir> [--format bundle|...] [--mas M] [--benchmark B] [--status adjudicated|all] [--cases <id,id,...>] [--release-version V]   (a versioned dataset release: manifest, datasheet, bundles, annotations, agreement; cli/release.ts)",
   "symtrace release import <dir>   (into an empty database; verifies checksums, then bundle hashes and agreement figures)",
-  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
+  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge,correction,correction-control> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
   "symtrace experiment report <experiment id | out dir>",
   "symtrace apikey create --name <name> | apikey list | apikey revoke <id|prefix>   (API keys for the OTLP/HTTP receiver; create prints {\"key\": ...} once)",
   "symtrace otlp flush [--trace <traceId>] | otlp status   (assemble received OTLP traces now / staging counts)",
   "symtrace repair-search <bundle.json> --upstream <url> [--tool-upstream <url>] [--judge-upstream <url> [--judge-model M] | --judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--seed S] --out <dir> [-- <command...>]   (MARS search: one JSON object {best, iterations, nodes, calls, tokens}; writes tree.json and every node's bundle)",
+  "symtrace repair-search start --case <case id|bundle id> [--upstream <url>] [--tool-upstream <url>] [--judge-upstream <url>|--judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--k K] [--l L] [--seed S] [--max-calls N] [--max-tokens N] [-- <command...>]   (queue the search as a job for a worker; prints its id)",
+  "symtrace repair-search show <id>   (a queued/running/finished search: {best, iterations, nodes, calls, tokens, status})",
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 

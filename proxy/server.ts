@@ -1,8 +1,8 @@
 /**
  * The OpenAI-compatible proxy and the tool gateway (Node http; seeds/000 §3 Boundary Logging and
  * Result Injection). Both hand every boundary request to a lib/replay session and do what its
- * `Step` says: forward live (and record), return a recorded response, or refuse (divergence /
- * prefix verified).
+ * `Step` says: forward live (and record), return a recorded (or substituted: a proposed correction
+ * standing in for a model call) response, or refuse (divergence / prefix verified).
  *
  *   LLM proxy   GET  /v1/models                   recorded list (replay), upstream (record), or config.model
  *               POST /v1/chat/completions         boundary "llm"; `stream: true` = server-sent events
@@ -147,7 +147,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
   };
 
   /** Serve a recorded response; a stream as the client asked for it (`streamEventsFor`: no usage chunk unless requested). */
-  const serveRecorded = async (res: http.ServerResponse, step: Extract<Step, { kind: "recorded" }>, request?: unknown) => {
+  const serveRecorded = async (res: http.ServerResponse, step: Extract<Step, { kind: "recorded" | "substituted" }>, request?: unknown) => {
     if (isStreamedResponse(step.response)) await writeStream(res, request === undefined ? step.response.events : streamEventsFor(step.response.events, request), step.httpStatus);
     else sendJson(res, step.httpStatus, step.response);
   };
@@ -259,7 +259,8 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
         return apiError(res, 400, "invalid_request_error", "request body is not valid JSON");
       }
       const step = session.begin({ boundary: "llm", request: body });
-      if (step.kind === "recorded") return serveRecorded(res, step, body);
+      // A substituted response (the proposed correction, issue 14 item 4) is served like a recorded one.
+      if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step, body);
       if (step.kind === "live") return liveLlm(req, res, step);
       return refuse(res, step);
     })()
@@ -283,7 +284,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
         return sendJson(res, 400, { status: "failed", error: { type: "BadArguments", message: "tool arguments are not valid JSON" } });
       }
       const step = session.begin({ boundary: "tool", request: { tool: p, arguments: args } });
-      if (step.kind === "recorded") return serveRecorded(res, step);
+      if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step);
       if (step.kind === "live") return liveTool(res, p, step);
       return refuse(res, step);
     })()

@@ -20,11 +20,11 @@ npm run -s db:check
 step "unit, CLI and SQLite integration tests (vitest)"
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-reports/vitest.json
 
-step "PostgreSQL: apply migrations, run lib/db integration tests"
+step "PostgreSQL: apply migrations, run lib/db, lib/jobs and release (export/import round trip, AED) integration tests"
 bash scripts/start-postgres.sh symtrace_ci_migrate symtrace_ci_test
 PG=postgresql://symtrace:symtrace@127.0.0.1:${SYMTRACE_PG_PORT:-54329}
 DATABASE_URL=$PG/symtrace_ci_migrate npm run -s db:migrate
-TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs --reporter=default --reporter=json --outputFile.json=.test-reports/vitest-pg.json
+TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs lib/services/release.test.ts lib/services/release-aed.test.ts --reporter=default --reporter=json --outputFile.json=.test-reports/vitest-pg.json
 
 step "production build"
 npx next build

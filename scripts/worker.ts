@@ -1,20 +1,33 @@
 /**
- * `npm run worker`: a standalone worker process (lib/jobs) for replay runs and experiment attempts. PostgreSQL (DATABASE_URL
+ * `npm run worker`: a standalone worker process (lib/jobs) for replay runs, experiment attempts and repair searches. PostgreSQL (DATABASE_URL
  * postgresql://…): takes runs from pg-boss; SQLite: polls the database file. Runs until SIGTERM /
  * SIGINT, then finishes the current run or releases it (interrupted, retryable) after
  * SYMTRACE_WORKER_GRACE_MS (default 5000). One line per run on stderr.
  *
  * Environment: DATABASE_URL; SYMTRACE_WORKER_CONCURRENCY (default 1); SYMTRACE_WORKER_STALE_MS
  * (default 30000); SYMTRACE_WORKER_HEARTBEAT_MS (default 1000); SYMTRACE_WORKER_ID.
- * SYMTRACE_WORKER_KIND=all|replay|experiment (default all); SYMTRACE_WORKER_LEASE_MS (experiment
- * attempt lease, default 30000: a killed worker's attempt is taken over after it expires).
+ * SYMTRACE_WORKER_KIND=all|replay|experiment|repair-search (default all); SYMTRACE_WORKER_LEASE_MS
+ * (experiment attempt and repair-search lease, default 30000: a killed worker's attempt / search is
+ * taken over after it expires; a search resumes from its last saved iteration).
+ * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1).
  * Test hooks: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor,
  * SYMTRACE_EXPERIMENT_FAKE_METHODS=1 fake experiment methods (no MAS, no network).
  * The OTLP trace assembler (lib/services/otlp-assembler.ts) runs here too: SYMTRACE_OTLP_IDLE_SECONDS
  * (default 30); SYMTRACE_OTLP_ASSEMBLER=0 turns it off.
  */
 import { openDb, resolveDatabaseUrl } from "../lib/db";
-import { closeBoss, fakeExecutorFromEnv, fakeMethodsFromEnv, newWorkerId, startExperimentWorkerBackend, startWorkerBackend, type ExperimentWorkerBackend, type WorkerBackend } from "../lib/jobs";
+import {
+  closeBoss,
+  fakeExecutorFromEnv,
+  fakeMethodsFromEnv,
+  newWorkerId,
+  startExperimentWorkerBackend,
+  startRepairSearchWorkerBackend,
+  startWorkerBackend,
+  type ExperimentWorkerBackend,
+  type RepairSearchWorkerBackend,
+  type WorkerBackend,
+} from "../lib/jobs";
 import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -33,10 +46,11 @@ async function main(): Promise<void> {
   const executor = fakeExecutorFromEnv(process.env, workerId) ?? undefined;
   const log = (line: string) => process.stderr.write(line + "\n");
   const kind = process.env.SYMTRACE_WORKER_KIND ?? "all";
-  if (!["all", "replay", "experiment"].includes(kind)) throw new Error(`SYMTRACE_WORKER_KIND must be all, replay or experiment; got ${kind}`);
+  if (!["all", "replay", "experiment", "repair-search"].includes(kind)) throw new Error(`SYMTRACE_WORKER_KIND must be all, replay, experiment or repair-search; got ${kind}`);
   let backend: WorkerBackend | null = null;
   let experiments: ExperimentWorkerBackend | null = null;
-  if (kind !== "experiment") {
+  let searches: RepairSearchWorkerBackend | null = null;
+  if (kind === "all" || kind === "replay") {
     backend = await startWorkerBackend({
       db,
       url,
@@ -49,7 +63,7 @@ async function main(): Promise<void> {
     });
     log(`replay worker ${workerId} started (${provider}, ${backend.kind}${executor ? ", fake executor " + process.env.SYMTRACE_WORKER_FAKE_EXECUTOR : ""})`);
   }
-  if (kind !== "replay") {
+  if (kind === "all" || kind === "experiment") {
     const methods = fakeMethodsFromEnv(process.env, workerId) ?? undefined;
     experiments = await startExperimentWorkerBackend({
       db,
@@ -63,6 +77,18 @@ async function main(): Promise<void> {
     });
     log(`experiment worker ${workerId} started (${provider}, ${experiments.kind}${methods ? ", fake methods" : ""})`);
   }
+  if (kind === "all" || kind === "repair-search") {
+    searches = await startRepairSearchWorkerBackend({
+      db,
+      url,
+      workerId,
+      concurrency: num(process.env.SYMTRACE_REPAIR_SEARCH_CONCURRENCY, 1),
+      leaseMs: num(process.env.SYMTRACE_WORKER_LEASE_MS, 30_000),
+      idlePollMs: num(process.env.SYMTRACE_WORKER_POLL_MS, 1000),
+      log,
+    });
+    log(`repair-search worker ${workerId} started (${provider}, ${searches.kind})`);
+  }
   const assembler = process.env.SYMTRACE_OTLP_ASSEMBLER === "0" ? null : startOtlpAssembler({ db, idleMs: otlpIdleMs(), log });
 
   let stopping = false;
@@ -73,7 +99,7 @@ async function main(): Promise<void> {
     void (async () => {
       await assembler?.stop();
       const graceMs = num(process.env.SYMTRACE_WORKER_GRACE_MS, 5000);
-      await Promise.all([backend?.stop({ graceMs }), experiments?.stop({ graceMs })]);
+      await Promise.all([backend?.stop({ graceMs }), experiments?.stop({ graceMs }), searches?.stop({ graceMs })]);
       if (provider === "postgresql") await closeBoss(url);
       await db.$disconnect();
       log(`replay worker ${workerId} stopped`);

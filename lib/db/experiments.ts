@@ -251,13 +251,15 @@ export async function findExperimentCases(db: Db, f: ExperimentCaseFilter): Prom
 /**
  * The reference of a case, frozen into the experiment: the final annotation's node, primary
  * category and categories; else the first dataset reference label with a node and a C1–C4
- * category in `extra.primaryCategory` (or `extra.category`); else null.
+ * category in `extra.primaryCategory` (or `extra.category`); else null. A final annotation's
+ * proposed correction (issue 14 item 3) is frozen with it as `correction` (read by the `correction` method).
  */
-async function caseReference(db: Db, caseId: string, finalAnnotationId: string | null): Promise<(CaseReference & { source: string }) | null> {
+async function caseReference(db: Db, caseId: string, finalAnnotationId: string | null): Promise<(CaseReference & { source: string; correction?: string }) | null> {
   if (finalAnnotationId) {
-    const a = await db.annotation.findUnique({ where: { id: finalAnnotationId }, select: { nodeId: true, primary: true, categories: true } });
+    const a = await db.annotation.findUnique({ where: { id: finalAnnotationId }, select: { nodeId: true, primary: true, categories: true, correction: true } });
     const primary = asCategory(a?.primary);
-    if (a?.nodeId && primary) return { nodeId: a.nodeId, primaryCategory: primary, categories: a.categories.split(",").filter(Boolean), source: "final annotation" };
+    // The proposed correction (issue 14) is frozen with the reference: the `correction` method substitutes it.
+    if (a?.nodeId && primary) return { nodeId: a.nodeId, primaryCategory: primary, categories: a.categories.split(",").filter(Boolean), source: "final annotation", ...(a.correction?.trim() ? { correction: a.correction } : {}) };
   }
   const labels = await db.referenceLabel.findMany({ where: { caseId, nodeId: { not: null } }, orderBy: { idx: "asc" } });
   for (const l of labels) {

@@ -165,12 +165,16 @@ export async function createRepairSearch(db: Db, input: { sourceCaseId: string; 
   const src = await db.case.findUnique({ where: { id: input.sourceCaseId }, select: { id: true } });
   if (!src) throw new RepairSearchDbError("not-found", `no case ${input.sourceCaseId}`, "$.sourceCaseId");
   const settings: RepairSearchSettings = { ...input.settings, search: { ...input.settings.search, budget: { maxCalls: input.settings.maxCalls, maxTokens: input.settings.maxTokens } } };
-  const row = await db.repairSearch.create({
-    data: { sourceCaseId: src.id, settingsJson: JSON.stringify(settings), nodeCasesJson: JSON.stringify({ n0: src.id }), createdById: input.createdById ?? null },
-    include: withSource,
-  });
-  await db.auditEvent.create({
-    data: { actorId: input.createdById ?? null, action: "repair-search.create", entityType: "repair-search", entityId: row.id, caseId: src.id, dataJson: JSON.stringify({ iterations: settings.search.iterations }) },
+  // One transaction: a search exists only with its audit event (nothing half-written).
+  const row = await db.$transaction(async (tx) => {
+    const r = await tx.repairSearch.create({
+      data: { sourceCaseId: src.id, settingsJson: JSON.stringify(settings), nodeCasesJson: JSON.stringify({ n0: src.id }), createdById: input.createdById ?? null },
+      include: withSource,
+    });
+    await tx.auditEvent.create({
+      data: { actorId: input.createdById ?? null, action: "repair-search.create", entityType: "repair-search", entityId: r.id, caseId: src.id, dataJson: JSON.stringify({ iterations: settings.search.iterations }) },
+    });
+    return r;
   });
   return toRepairSearchView(row);
 }

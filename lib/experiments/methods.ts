@@ -8,7 +8,11 @@ import type { MethodLevel } from "./types";
 /** Task-level methods: up to k complete attempts, stop at the first pass (seeds/000 §5.3). */
 export const TASK_LEVEL_METHODS: readonly string[] = ["rerun", "self-reflection", "critic"];
 
-/** Display labels (the paper's names; the controls Node Resample and Generic Nudge are ours). */
+/**
+ * Display labels (the paper's names; the controls Node Resample and Generic Nudge are ours; the
+ * matched-control pair of issue 14 — Proposed Correction substituted at the annotated node vs
+ * Correction Control re-executing the original request there — feeds the AED evidence grade).
+ */
 export const METHOD_LABELS: Readonly<Record<string, string>> = {
   rerun: "Unguided Full Rerun",
   "self-reflection": "Self-Reflection",
@@ -19,7 +23,16 @@ export const METHOD_LABELS: Readonly<Record<string, string>> = {
   "last-node": "Last-Node",
   "node-resample": "Node Resample",
   nudge: "Generic Nudge",
+  correction: "Proposed Correction",
+  "correction-control": "Correction Control",
 };
+
+/**
+ * Matched controls (issue 14 item 4): treatment → its control from the same prefix and boundary.
+ * When both run, the default comparisons test the treatment against its control (not the control
+ * against the baseline).
+ */
+export const MATCHED_CONTROLS: Readonly<Record<string, string>> = { correction: "correction-control" };
 
 /** The label of a method name, or the name itself when unknown. */
 export function methodLabel(name: string): string {

@@ -120,6 +120,22 @@ describe("summarizeExperiment: hand-computed small experiment", () => {
   });
 });
 
+describe("summarizeExperiment: the matched control of a proposed correction", () => {
+  // The fixture's suspicious-node attempts play `correction`, its critic chain `correction-control` (node level by name).
+  const ren: Record<string, string> = { "suspicious-node": "correction", critic: "correction-control" };
+  const recs = records.map((x) => ({ ...x, method: ren[x.method] ?? x.method }));
+  test("with rerun: correction vs rerun, and correction vs its control (not the control vs rerun)", () => {
+    const rr = summarizeExperiment({ ...input, methods: ["rerun", "correction", "correction-control"], attemptsRecords: recs });
+    expect([...new Set(rr.comparisons.map((c) => `${c.a}|${c.b}`))]).toEqual(["correction|rerun", "correction|correction-control"]);
+  });
+  test("the pair alone, in either order: one comparison, treatment − control", () => {
+    for (const methods of [["correction", "correction-control"], ["correction-control", "correction"]]) {
+      const rr = summarizeExperiment({ ...input, methods, attemptsRecords: recs.filter((x) => x.method !== "rerun") });
+      expect([...new Set(rr.comparisons.map((c) => `${c.a}|${c.b}`))]).toEqual(["correction|correction-control"]);
+    }
+  });
+});
+
 describe("summarizeExperiment: bad input names the field", () => {
   test.each([
     [{ attempts: 0 }, /attempts must be an integer >= 1/],

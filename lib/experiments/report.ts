@@ -13,7 +13,7 @@
  * - z (reproduced): the judge's verdict; a passed attempt without a verdict counts as not
  *   reproduced (the failure did not happen); failed/error attempts without a verdict are not judged.
  */
-import { methodLevel } from "./methods";
+import { MATCHED_CONTROLS, methodLevel } from "./methods";
 import { caseRepK, casePassAtK, DIFF_RESAMPLES, efficiency, holmAdjust, mcnemarExact, pairedBootstrapDiff, rateWithWilson, seed32 } from "./stats";
 import type {
   AttemptRecord,
@@ -185,9 +185,22 @@ function cellOf(method: string, level: MethodLevel, K: number, rows: CaseMethod[
   return cell;
 }
 
+/**
+ * Each method vs the baseline (rerun, else the first task-level method, else the first method);
+ * a matched control that runs with its treatment ({@link MATCHED_CONTROLS}) is compared with that
+ * treatment instead (treatment − control).
+ */
 function defaultComparisons(methods: string[], levels: Record<string, MethodLevel>): { a: string; b: string }[] {
   const base = methods.includes("rerun") ? "rerun" : (methods.find((m) => levels[m] === "task") ?? methods[0]);
-  return methods.filter((m) => m !== base).map((a) => ({ a, b: base }));
+  const paired = new Map(Object.entries(MATCHED_CONTROLS).filter(([t, c]) => methods.includes(t) && methods.includes(c)).map(([t, c]) => [c, t]));
+  const out: { a: string; b: string }[] = [];
+  for (const m of methods) {
+    if (paired.has(m)) continue;
+    if (m !== base) out.push({ a: m, b: base });
+  }
+  for (const [c, t] of paired) out.push({ a: t, b: c });
+  // A control listed first is the baseline: its treatment's comparison is already the pair.
+  return out.filter((x, i) => out.findIndex((y) => y.a === x.a && y.b === x.b) === i);
 }
 
 const NOTES = [

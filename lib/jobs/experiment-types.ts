@@ -11,7 +11,7 @@ import type { ReplayBundle } from "../bundle";
 import type { RegisteredRunner } from "../services/runners";
 
 /** Method names (CLI and database): task level first, then node level. */
-export const METHOD_NAMES = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge"] as const;
+export const METHOD_NAMES = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control"] as const;
 export type MethodName = (typeof METHOD_NAMES)[number];
 /** Task-level methods chain their attempts (attempt a+1 only after attempt a failed). */
 export const TASK_LEVEL_METHODS: readonly string[] = ["rerun", "self-reflection", "critic"];
@@ -52,6 +52,8 @@ export interface ExperimentCaseInput {
   benchmark: string | null;
   task: string;
   reference: CaseReference | null;
+  /** The final annotation's proposed correction at `reference.nodeId` (frozen), for `correction`. */
+  correction?: string | null;
   runner: RegisteredRunner | null;
 }
 

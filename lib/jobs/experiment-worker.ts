@@ -131,7 +131,7 @@ export async function buildAttemptContext(
   const bundle = (ec.caseId ? await exportBundle(db, { caseId: ec.caseId }) : null) ?? (await exportBundle(db, { bundleId: ec.bundleId }));
   if (!bundle) throw new Error(`source case ${ec.bundleId} no longer exists`);
   const plan = planReplay(bundle, registry);
-  const ref = ec.referenceJson ? (JSON.parse(ec.referenceJson) as CaseReference & { source?: string }) : null;
+  const ref = ec.referenceJson ? (JSON.parse(ec.referenceJson) as CaseReference & { source?: string; correction?: string | null }) : null;
   const c: ExperimentCaseInput = {
     caseId: ec.bundleId,
     bundle,
@@ -139,6 +139,7 @@ export async function buildAttemptContext(
     benchmark: ec.benchmark,
     task: ec.task,
     reference: ref ? { nodeId: ref.nodeId, primaryCategory: ref.primaryCategory, categories: ref.categories } : null,
+    correction: ref?.correction ?? null,
     runner: plan.runner,
   };
   const earlier = await db.experimentAttempt.findMany({

@@ -61,3 +61,15 @@ export {
 } from "./experiment-backends";
 export { fakeMethods, fakeMethodsFromEnv, unitFromSeed, type FakeMethodsOptions } from "./experiment-fake-methods";
 export * from "./experiment-types";
+
+// Search-based repairs (issue 15 item 3): one RepairSearch row = one search = one job, resumable.
+export { RepairSearchWorker, searchNodeBundleId, DEFAULT_REPAIR_SEARCH_LEASE_MS, type RepairSearchWorkerOptions } from "./repair-search-worker";
+export {
+  REPAIR_SEARCH_QUEUE,
+  startRepairSearchWorkerBackend,
+  enqueueRepairSearches,
+  ensureEmbeddedRepairSearchWorker,
+  stopEmbeddedRepairSearchWorker,
+  type RepairSearchWorkerBackend,
+  type StartRepairSearchWorkerOptions,
+} from "./repair-search-backends";

@@ -13,13 +13,13 @@ export type {
   ReplaySessionOptions,
   Step,
 } from "./session";
-export { resolveTarget, TargetError } from "./target";
+export { resolveOutputTarget, resolveTarget, TargetError } from "./target";
 export type { TargetResolution } from "./target";
 export { normalizeRequest, isNormalizationName, NORMALIZATIONS, DEFAULT_NORMALIZATION, OPENAI_CHAT_V1_DROPPED } from "./normalize";
 export type { NormalizationName } from "./normalize";
 export { pointerDiff, describeDiff, resolvePointer } from "./diff";
 export type { PointerDiff } from "./diff";
-export { appendGuidance, assembleStream, assistantOf, formatSseEvent, isStreamedResponse, namedToolCalls, streamEventsFor, wantsStreamUsage, GUIDANCE_ROLE } from "./openai";
+export { appendGuidance, assembleStream, assistantOf, correctionMessage, substitutedResponse, SUBSTITUTED_RESPONSE_ID, formatSseEvent, isStreamedResponse, namedToolCalls, streamEventsFor, wantsStreamUsage, GUIDANCE_ROLE } from "./openai";
 export type { AssistantMessage, SseEvent, StreamedResponse } from "./openai";
 export { TraceBuilder, RECORDER_ID, agentOfRequest, llmCallContent, agentActionContent, toolCallContent, toolResultContent, taskNodeContent } from "./trace";
 export type { BoundaryOutcome, OpenEvent, TraceBuilderOptions } from "./trace";

@@ -183,3 +183,66 @@ export function appendGuidance<T>(request: T, guidance: string): T {
   }
   return { ...request, messages: [...request.messages, { role: GUIDANCE_ROLE, content: guidance }] } as T;
 }
+
+/** `id` of a substituted chat completion (and `system_fingerprint`): marks a response no model wrote. */
+export const SUBSTITUTED_RESPONSE_ID = "symtrace-substituted";
+
+/**
+ * The assistant message a proposed correction a* stands for (issue 14 item 4, seeds/004 §3.2
+ * step 4): a JSON object with `role: "assistant"` or a `tool_calls` array is used as the message
+ * itself (role forced to "assistant", tool calls given an `id`/`type` when missing, `arguments`
+ * JSON-encoded when an object); any other text is the message's `content`.
+ * @throws Error when a JSON message's `tool_calls` entries have no `function.name`
+ */
+export function correctionMessage(correction: string): AssistantMessage {
+  let parsed: unknown = null;
+  const t = correction.trim();
+  if (t.startsWith("{")) {
+    try {
+      parsed = JSON.parse(t);
+    } catch {
+      parsed = null;
+    }
+  }
+  if (!isRec(parsed) || (parsed.role !== "assistant" && !Array.isArray(parsed.tool_calls))) return { role: "assistant", content: correction };
+  const msg: AssistantMessage = { ...parsed, role: "assistant", content: typeof parsed.content === "string" ? parsed.content : null };
+  if (Array.isArray(parsed.tool_calls)) {
+    msg.tool_calls = parsed.tool_calls.map((tc, i) => {
+      const fn = isRec(tc) && isRec(tc.function) ? tc.function : null;
+      if (!fn || typeof fn.name !== "string" || !fn.name) throw new Error(`correction: tool_calls[${i}] has no function.name`);
+      const args = typeof fn.arguments === "string" ? fn.arguments : JSON.stringify(fn.arguments ?? {});
+      return { id: isRec(tc) && typeof tc.id === "string" ? tc.id : `call_substituted_${i}`, type: "function", function: { name: fn.name, arguments: args } };
+    });
+  }
+  return msg;
+}
+
+/**
+ * The chat-completions response that replaces a model call by a proposed correction
+ * (substitution, not guidance): `id` and `system_fingerprint` = {@link SUBSTITUTED_RESPONSE_ID},
+ * `model` = the request's, one choice with {@link correctionMessage} (finish_reason `tool_calls`
+ * when it names tool calls, else `stop`) and zero `usage` (no model was called). When the request
+ * asks for a stream (`stream: true`) the same message as server-sent events: a role+content chunk,
+ * one chunk per tool call, the finish chunk, a usage chunk (only when `stream_options.include_usage`),
+ * and `[DONE]`.
+ * @param request the chat request as the MAS sent it
+ * @param correction the correction text (or a JSON assistant message)
+ * @throws Error from {@link correctionMessage}
+ */
+export function substitutedResponse(request: unknown, correction: string): unknown {
+  const message = correctionMessage(correction);
+  const finish = message.tool_calls?.length ? "tool_calls" : "stop";
+  const model = isRec(request) && typeof request.model === "string" ? request.model : null;
+  const usage = { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 };
+  const head = { id: SUBSTITUTED_RESPONSE_ID, created: 0, model, system_fingerprint: SUBSTITUTED_RESPONSE_ID };
+  if (!(isRec(request) && request.stream === true)) {
+    return { ...head, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish }], usage };
+  }
+  const chunk = (choices: unknown[], extra: Rec = {}): SseEvent => ({ data: JSON.stringify({ ...head, object: "chat.completion.chunk", choices, ...extra }) });
+  const events: SseEvent[] = [chunk([{ index: 0, delta: { role: "assistant", content: message.content ?? "" }, finish_reason: null }])];
+  (message.tool_calls ?? []).forEach((tc, i) => events.push(chunk([{ index: 0, delta: { tool_calls: [{ index: i, id: tc.id, type: "function", function: tc.function }] }, finish_reason: null }])));
+  events.push(chunk([{ index: 0, delta: {}, finish_reason: finish }]));
+  if (wantsStreamUsage(request)) events.push(chunk([], { usage }));
+  events.push({ data: "[DONE]" });
+  return { stream: true, events } satisfies StreamedResponse;
+}

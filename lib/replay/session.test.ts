@@ -8,6 +8,8 @@ import {
   TargetError,
   appendGuidance,
   assembleStream,
+  resolveOutputTarget,
+  substitutedResponse,
   normalizeRequest,
   pointerDiff,
   resolveTarget,
@@ -78,7 +80,7 @@ function runMas(session: BoundarySession, o: MasOptions): MasRun {
     const step = session.begin({ boundary: "llm", request: req });
     run.steps.push(step);
     let response: unknown;
-    if (step.kind === "recorded") response = step.response;
+    if (step.kind === "recorded" || step.kind === "substituted") response = step.response;
     else if (step.kind === "live") {
       run.liveRequests.push(step.forward);
       const turn = o.model(step.forward as { messages: Msg[] }, live);
@@ -438,5 +440,92 @@ describe("agentOfRequest (agent names of recorded nodes)", () => {
   ])("%j -> %s", async (req, expected) => {
     const { agentOfRequest } = await import("./index");
     expect(agentOfRequest(req)).toBe(expected);
+  });
+});
+
+describe("substitution: the proposed correction replaces a call's response (issue 14 item 4)", () => {
+  const noModel = () => {
+    throw new Error("the model must not be called for a substituted boundary");
+  };
+
+  test("text correction at an agent_action: the prefix up to its producing call is served, the call is NOT made, the correction is recorded and marked", () => {
+    const { bundle } = record();
+    const t = resolveOutputTarget(bundle, "agent_action_0002");
+    expect([t.boundaryNodeId, t.seq]).toEqual(["llm_call_0002", 5]);
+    expect(resolveTarget(bundle, "agent_action_0002").boundaryNodeId).toBe("llm_call_0003"); // guidance acts at the NEXT call
+    const session = new ReplaySession({ source: bundle, targetNodeId: "agent_action_0002", substitution: "The answer is 4." });
+    const run = runMas(session, { task: TASK, model: noModel });
+    expect(run.steps.map((x) => x.kind)).toEqual(["recorded", "recorded", "recorded", "recorded", "recorded", "substituted"]);
+    expect(run.liveRequests).toEqual([]);
+    expect(run.final).toBe("The answer is 4.");
+    expect(session.verified).toBe(5);
+    const out = session.toBundle({ id: "test/subst-1", final: run.final });
+    expect(validateBundle(JSON.parse(JSON.stringify(out))).ok).toBe(true);
+    expect(out.records.slice(0, 5)).toEqual(bundle.records.slice(0, 5));
+    const sub = out.records[5];
+    expect(sub.meta).toMatchObject({ substituted: true, latencyMs: 0 });
+    expect(sub.response).toMatchObject({ id: "symtrace-substituted", model: "m", choices: [{ message: { role: "assistant", content: "The answer is 4." }, finish_reason: "stop" }], usage: { total_tokens: 0 } });
+    expect(out.graph.nodes.find((n) => n.id === sub.nodeId)?.label).toMatch(/substituted/);
+    expect(out.parent).toMatchObject({ bundleId: bundle.id, targetNodeId: "agent_action_0002", guidance: "", mode: "selective", boundaryNodeId: "llm_call_0002", boundarySeq: 5, substitution: { correction: "The answer is 4.", boundaryNodeId: "llm_call_0002", boundarySeq: 5 } });
+    expect(out.graph.nodes.find((n) => n.type === "final_result")?.content).toEqual({ final: "The answer is 4." });
+  });
+
+  test("a JSON tool-call correction: the MAS acts on it and the rest of the run is live; a replay of that bundle serves the substituted record as recorded", () => {
+    const { bundle } = record();
+    const toolLive: string[] = [];
+    const correction = JSON.stringify({ role: "assistant", content: null, tool_calls: [{ function: { name: "calc", arguments: { expr: "2+2" } } }] });
+    const session = new ReplaySession({ source: bundle, targetNodeId: "tool_call_0003", substitution: correction });
+    expect(session.target?.boundaryNodeId).toBe("llm_call_0002"); // the call that issued the tool call
+    const run = runMas(session, {
+      task: TASK,
+      model: () => ({ content: "Four." }),
+      tool: (n, a) => {
+        toolLive.push(`${n}:${JSON.stringify(a)}`);
+        return { status: "success", result: 4 };
+      },
+    });
+    expect(run.steps.slice(5).map((x) => x.kind)).toEqual(["substituted", "live", "live"]);
+    expect(toolLive).toEqual(['calc:{"expr":"2+2"}']);
+    expect(run.final).toBe("Four.");
+    const out = session.toBundle({ id: "test/subst-2", final: run.final });
+    expect(out.records.map((r) => [r.boundary, r.meta?.substituted === true])).toEqual([...bundle.records.slice(0, 5).map((r) => [r.boundary, false]), ["llm", true], ["tool", false], ["llm", false]]);
+    expect((out.records[5].response as { choices: { finish_reason: string }[] }).choices[0].finish_reason).toBe("tool_calls");
+    // Replay of the replay at its last call: the substituted record is part of the verified prefix.
+    const again = new ReplaySession({ source: out, targetNodeId: out.records[7].nodeId, guidance: "" });
+    const run2 = runMas(again, { task: TASK, model: () => ({ content: "Four again." }), tool: () => ({ status: "success", result: 4 }) });
+    expect(again.verified).toBe(7);
+    expect(run2.final).toBe("Four again.");
+  });
+
+  test("a streamed request gets the correction as server-sent events (usage chunk only when asked)", () => {
+    const { bundle } = record({ stream: true });
+    const session = new ReplaySession({ source: bundle, targetNodeId: "agent_action_0002", substitution: "Streamed fix." });
+    const run = runMas(session, { task: TASK, model: noModel, stream: true });
+    expect(run.final).toBe("Streamed fix.");
+    const resp = session.toBundle({ id: "test/subst-3", final: run.final }).records[5].response as { stream: true; events: { data: string }[] };
+    expect(resp.stream).toBe(true);
+    expect(assembleStream(resp.events).message.content).toBe("Streamed fix.");
+    expect(resp.events.at(-1)?.data).toBe("[DONE]");
+    expect(resp.events.some((e) => e.data.includes('"usage"'))).toBe(true); // the MAS sent include_usage
+    const plain = substitutedResponse({ model: "m", stream: true, messages: [] }, "x") as { events: { data: string }[] };
+    expect(plain.events.some((e) => e.data.includes('"usage"'))).toBe(false);
+  });
+
+  test("the matched control: same boundary (targetRule output), no guidance, the original request goes live", () => {
+    const { bundle } = record();
+    const session = new ReplaySession({ source: bundle, targetNodeId: "agent_action_0002", guidance: "", targetRule: "output" });
+    const run = runMas(session, { task: TASK, model: () => ({ content: "Live again: 3." }) });
+    expect(run.steps[5]).toMatchObject({ kind: "live", isTarget: true });
+    expect(lastMsg(run.liveRequests[0])).toEqual(lastMsg(bundle.records[5].request)); // the original request, unchanged
+    const out = session.toBundle({ id: "test/control", final: run.final });
+    expect(out.parent).toMatchObject({ boundaryNodeId: "llm_call_0002", boundarySeq: 5, targetRule: "output", guidance: "" });
+    expect(out.parent).not.toHaveProperty("substitution");
+    expect(out.records[5].meta?.substituted).toBeUndefined();
+  });
+
+  test("bad input: substitution with guidance, a tool call without a name", () => {
+    const { bundle } = record();
+    expect(() => new ReplaySession({ source: bundle, targetNodeId: "agent_action_0002", substitution: "x", guidance: "y" })).toThrow(/no guidance/);
+    expect(() => new ReplaySession({ source: bundle, targetNodeId: "agent_action_0002", substitution: '{"tool_calls":[{"function":{}}]}' })).toThrow(/tool_calls\[0\] has no function.name/);
   });
 });

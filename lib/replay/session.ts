@@ -18,8 +18,8 @@ import {
 import { fastHash as hashContent, fastHash as hashRequest } from "./canonical";
 import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
 import { DEFAULT_NORMALIZATION, normalizeRequest } from "./normalize";
-import { appendGuidance } from "./openai";
-import { resolveTarget, type TargetResolution } from "./target";
+import { appendGuidance, correctionMessage, substitutedResponse } from "./openai";
+import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
 import {
   RECORDER_ID,
   TraceBuilder,
@@ -60,6 +60,12 @@ export type Step =
       isTarget: boolean;
       nodeId: string;
     }
+  /**
+   * Substitution (issue 14 item 4): the target boundary's response is the proposed correction, not
+   * a model call. Serve `response` like a recorded one; it is already recorded in the new bundle
+   * (`meta.substituted: true`). The run is live from the next request on.
+   */
+  | { kind: "substituted"; seq: number; nodeId: string; response: unknown; httpStatus: number }
   | { kind: "diverged"; report: DivergenceReport }
   | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution }
   /** Partial rollout (seeds/002): the MAS asked for one more live LLM call than `maxLiveLlm` allows. */
@@ -220,6 +226,20 @@ export interface ReplaySessionOptions {
   /** Stop at the target instead of going live (no upstream): `begin` returns `stopped`. */
   stopAtTarget?: boolean;
   /**
+   * Substitution (issue 14 item 4, seeds/004 §3.2 step 4): the proposed correction a* (text, or a
+   * JSON assistant message: openai.ts `correctionMessage`) is the target boundary's response
+   * INSTEAD of a model call (`begin` returns `substituted`; the record carries `meta.substituted:
+   * true`, the bundle `parent.substitution`). Everything after it is live. Not with `guidance`.
+   */
+  substitution?: string;
+  /**
+   * How the target node maps to its LLM boundary: "intervention" (default without substitution:
+   * `resolveTarget`, where guidance acts) or "output" (default with substitution:
+   * `resolveOutputTarget`, the call whose response IS the node's output). The matched control of a
+   * substitution uses "output" with no guidance, so both arms share the prefix and the boundary.
+   */
+  targetRule?: "intervention" | "output";
+  /**
    * Partial rollout (seeds/002 "Partial Rollout", L): at most this many live LLM boundaries (the
    * target's own request counts as the first); the next live LLM request gets `stopped` with status
    * `rollout-limit` and the bundle so far is still valid (`toBundle`). Tool calls are not counted.
@@ -285,7 +305,13 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     this.source = s;
     this.normalization = (s.config.replay?.normalization as string | undefined) ?? DEFAULT_NORMALIZATION;
     normalizeRequest("llm", {}, this.normalization);
-    this.target = opts.targetNodeId !== undefined ? resolveTarget(s, opts.targetNodeId) : null;
+    if (opts.substitution !== undefined) {
+      if (opts.guidance) throw new Error("substitution replaces the target's response: give no guidance with it");
+      if (opts.targetNodeId === undefined) throw new Error("substitution needs a target node");
+      correctionMessage(opts.substitution);
+    }
+    const rule = opts.targetRule ?? (opts.substitution !== undefined ? "output" : "intervention");
+    this.target = opts.targetNodeId !== undefined ? (rule === "output" ? resolveOutputTarget : resolveTarget)(s, opts.targetNodeId) : null;
     if (opts.maxLiveLlm !== undefined && (!Number.isInteger(opts.maxLiveLlm) || opts.maxLiveLlm < 1)) {
       throw new Error(`maxLiveLlm must be a positive integer (got ${String(opts.maxLiveLlm)})`);
     }
@@ -416,6 +442,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         this.state = "stopped";
         return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target };
       }
+      if (this.opts.substitution !== undefined) return this.substitute(call, this.opts.substitution);
       const g = this.opts.guidance;
       let forward = call.request;
       if (g) {
@@ -468,6 +495,19 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const step = this.serve(j, call, h);
     if (step.kind === "recorded") this.j = j + 1;
     return step;
+  }
+
+  /** The target boundary answered by the correction: recorded as a completed llm record, served as a response. */
+  private substitute(call: BoundaryCall, correction: string): Step {
+    const response = substitutedResponse(call.request, correction);
+    const normalized = normalizeRequest("llm", call.request, this.normalization);
+    this.state = "live";
+    this.liveLlm = 0;
+    const { ticket, nodeId } = this.startLive(call, normalized, { substituted: true });
+    this.complete(ticket, { response, httpStatus: 200, latencyMs: 0 });
+    const node = this.builder.nodes.find((n) => n.id === nodeId);
+    if (node) node.label = "proposed correction (substituted; no model call)";
+    return { kind: "substituted", seq: this.target!.seq, nodeId, response, httpStatus: 200 };
   }
 
   private hashOf(call: BoundaryCall, guidance: string | null): string {
@@ -614,6 +654,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
    * `parent.mode = "continue"`. A partial rollout (`maxLiveLlm`) adds `parent.rollout = { maxLiveLlm,
    * liveLlm, stoppedAtLimit }` and may be built after the session stopped at the limit (then it has
    * no final_result node: the run did not end); a continue replay drops the source's final_result.
+   * A substitution adds `parent.substitution = { correction, boundaryNodeId, boundarySeq, rule }`
+   * (its first suffix record has `meta.substituted: true`); a replay with `targetRule: "output"`
+   * and no substitution (the matched control) adds `parent.targetRule = "output"`.
    * @param end.id the new bundle id; end.final the run's final value; end.runner the command used
    * @throws Error when the session has no target (and is not a continue replay), diverged, or never went live
    * @throws BundleValidationError if the result violates spec §Validation (a bug)
@@ -646,6 +689,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         ...(this.target
           ? { targetNodeId: this.target.requestedNodeId, guidance: this.opts.guidance ?? "", mode: "selective", boundaryNodeId: this.target.boundaryNodeId, boundarySeq: this.target.seq }
           : { targetNodeId: s.order[s.order.length - 1] ?? "", guidance: this.opts.guidance ?? "", mode: "continue", boundarySeq: s.records.length }),
+        ...(this.target && this.opts.substitution !== undefined ? { substitution: { correction: this.opts.substitution, boundaryNodeId: this.target.boundaryNodeId, boundarySeq: this.target.seq, rule: this.target.rule } } : {}),
+        ...(this.target && this.opts.substitution === undefined && this.opts.targetRule === "output" ? { targetRule: "output" } : {}),
         ...(this.opts.maxLiveLlm !== undefined ? { rollout: { maxLiveLlm: this.opts.maxLiveLlm, liveLlm: this.liveLlm, stoppedAtLimit: limited } } : {}),
       },
       task,

@@ -60,3 +60,27 @@ export function resolveTarget(bundle: ReplayBundle, nodeId: string): TargetResol
   }
   throw new TargetError(`no LLM boundary at or after "${nodeId}" in the observed order: an intervention cannot act there (pick an earlier node)`);
 }
+
+/**
+ * Where a proposed correction REPLACES a node's output (substitution, issue 14 item 4; the matched
+ * control re-executes the same boundary): the LLM boundary whose response is, or produced, the node.
+ *   1. the node's own llm record (an llm_call);
+ *   2. an agent_action or tool_call with a data edge from an llm record's node (the call whose
+ *      response it materializes): that record, so the prefix ends right before the call and the
+ *      correction stands in for the node itself;
+ *   3. otherwise (a tool_result, a message …) the {@link resolveTarget} rule: the next LLM call,
+ *      whose response is the action taken in reply to the node.
+ * @throws TargetError when the node is unknown or no llm record is at or after it
+ */
+export function resolveOutputTarget(bundle: ReplayBundle, nodeId: string): TargetResolution {
+  const node = bundle.graph.nodes.find((n) => n.id === nodeId);
+  if (!node || !bundle.order.includes(nodeId)) throw new TargetError(`target "${nodeId}" is not a node of bundle "${bundle.id}"`);
+  if (node.type === "agent_action" || node.type === "tool_call") {
+    const from = new Set(bundle.graph.edges.filter((e) => e.to === nodeId && e.kind === "data").map((e) => e.from));
+    const producer = bundle.records.filter((r) => r.boundary === "llm" && from.has(r.nodeId)).at(-1);
+    if (producer) {
+      return { requestedNodeId: nodeId, boundaryNodeId: producer.nodeId, seq: producer.seq, exact: false, rule: `"${nodeId}" is the output of the llm call seq ${producer.seq} (${producer.nodeId}): the replay stops before that call and its response is replaced` };
+    }
+  }
+  return resolveTarget(bundle, nodeId);
+}

@@ -198,6 +198,33 @@ describe(`release export --format aed and the training views (${process.env.TEST
     }
   });
 
+  test("initial rows: `#initial-<k>` names the same annotation whatever the submission times (a release import does not carry them)", async () => {
+    // Found by cli/release-e2e.test.ts: after `release import` every initial has the import's time, so
+    // the ordinal followed random ids and #initial-1 of the reloaded database was another annotation.
+    const { releaseCommand } = await import("../../cli/release");
+    const gold = read("fixtures/bundles/gold-annotations.json") as { cases: Array<{ caseId: string; final: Record<string, unknown> }> };
+    const f = gold.cases.find((c) => c.caseId === C1)!.final;
+    const initial = ["a", "b", "c"].map((who, i) => ({ ...f, adjudicator: undefined, annotator: `annotator-${who}`, rationale: `reading ${3 - i}`, categories: i === 1 ? ["C1", "C2"] : f.categories }));
+    const imp = await importAnnotationsFile(h.db, { format: "symtrace.annotations/v1", cases: [{ caseId: C1, initial }] });
+    expect(imp.failed).toEqual([]);
+    const c1 = await h.db.case.findUniqueOrThrow({ where: { bundleId: C1 } });
+    const initials = await h.db.annotation.findMany({ where: { caseId: c1.id, kind: "initial" }, orderBy: { id: "asc" } });
+    expect(initials.length).toBe(3);
+    const byId = async (dir: string) => {
+      await releaseCommand(["export", "--out", dir, "--format", "aed", "--status", "all", "--cases", C1]);
+      return Object.fromEntries(lines(path.join(dir, "aed.jsonl")).map((x) => [x.id, JSON.stringify(x.diagnosis)]));
+    };
+    const at = async (order: number[]) => {
+      for (const [k, i] of order.entries()) await h.db.annotation.update({ where: { id: initials[i]!.id }, data: { submittedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, k)) } });
+    };
+    await at([0, 1, 2]);
+    const a = await byId(path.join(out, "order-a"));
+    await at([2, 0, 1]);
+    const b = await byId(path.join(out, "order-b"));
+    expect(Object.keys(a).sort()).toEqual([`${C1}#final`, `${C1}#initial-1`, `${C1}#initial-2`, `${C1}#initial-3`]);
+    expect(b).toEqual(a);
+  });
+
   test("bad options: unknown option, fraction out of range (exit 2, nothing written)", async () => {
     const { releaseCommand } = await import("../../cli/release");
     const dir = path.join(out, "bad");

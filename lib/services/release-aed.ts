@@ -8,8 +8,9 @@
  * violation of a built row).
  *
  * Replay evidence (see `replayEvidence`): the case's experiment attempts (issue 13) anchored at
- * the diagnosis's node — treatment `correction` (substitution) or `annotated-node` (guidance) and
- * control `node-resample` (the original request re-executed), which can reach E2 — else its
+ * the diagnosis's node — the matched pairs treatment `correction` (substitution) with control
+ * `correction-control`, else `annotated-node` (guidance) with `node-resample` (the original request
+ * re-executed), both arms from one experiment, which can reach E2 — else its
  * completed replay runs started at that node (treatment only, guidance protocol: E1 at most).
  *
  * Files under `--out` (AED): `aed.jsonl` (one row per exported (failed case, diagnosis), each
@@ -95,8 +96,8 @@ interface CaseInputs {
 
 /**
  * The replay evidence of a diagnosis at node `nodeId`: the case's experiment attempts anchored at
- * that node when there are any (matched control: treatment `correction` or `annotated-node`,
- * control `node-resample`; lib/release/aed/experiments.ts), else the completed replay runs of the
+ * that node when there are any (matched pairs: `correction` / `correction-control`, else
+ * `annotated-node` / `node-resample`; lib/release/aed/experiments.ts), else the completed replay runs of the
  * case started at the node (treatment only, guidance protocol).
  */
 export function replayEvidence(c: Pick<CaseInputs, "runs" | "attempts">, caseKey: string, nodeId: string): ReplayEvidenceInput {
@@ -104,6 +105,25 @@ export function replayEvidence(c: Pick<CaseInputs, "runs" | "attempts">, caseKey
   if ((exp.planned?.treatment ?? 0) > 0 || (exp.planned?.control ?? 0) > 0) return exp;
   const treatment = c.runs.filter((r) => r.targetNodeId === nodeId).map((r) => ({ id: r.id, passed: r.passed }));
   return { source: "replay-runs", protocol: "guidance", treatment, control: [] };
+}
+
+/**
+ * The order of a case's initial annotations for their row ids (`#initial-<k>`): by content
+ * (categories, primary, node, node type, confidence, rationale, evidence, correction), code-unit
+ * order. What a release round trip preserves; submission times and row ids are not.
+ */
+export function initialOrderKey(a: {
+  categories: string | null;
+  primary: string | null;
+  nodeId: string | null;
+  nodeType: string | null;
+  confidence: string | null;
+  rationale: string;
+  evidence: Array<{ nodeId: string; quote: string }>;
+  correction: string | null;
+}): string {
+  const cats = (a.categories ?? "").split(",").filter(Boolean).sort().join(",");
+  return JSON.stringify([cats, a.primary ?? "", a.nodeId ?? "", a.nodeType ?? "", a.confidence ?? "", a.rationale, a.evidence.map((e) => [e.nodeId, e.quote]), a.correction ?? ""]);
 }
 
 /** Load the selected failed cases with their diagnoses, trials and privileged data. */
@@ -140,7 +160,13 @@ async function loadCases(db: Db, args: ReleaseExportArgs) {
     });
     const finalRow = anns.find((a) => a.id === c.finalAnnotationId);
     const final = finalRow ? toInput(finalRow, "final") : null;
-    const initials = anns.filter((a) => a.kind === "initial").map((a, i) => toInput(a, "initial", i + 1));
+    // `#initial-<k>`: k-th in the order of content, not of submission, so that a row names the same
+    // annotation in a database reloaded from a release (which carries no submission times).
+    const initials = anns
+      .filter((a) => a.kind === "initial")
+      .map((a) => ({ a, key: initialOrderKey(a) }))
+      .sort((x, y) => (x.key < y.key ? -1 : x.key > y.key ? 1 : 0))
+      .map(({ a }, i) => toInput(a, "initial", i + 1));
     const initialCount = await db.annotation.count({ where: { caseId: c.id, kind: "initial", status: "submitted" } });
     const diagnoses = [...(final ? [final] : []), ...(args.filter.status === "all" ? initials : [])];
     if (!diagnoses.length) {
@@ -172,7 +198,7 @@ async function loadCases(db: Db, args: ReleaseExportArgs) {
       attempts: (
         await db.experimentAttempt.findMany({
           where: { experimentCase: { caseId: c.id } },
-          select: { id: true, method: true, attempt: true, status: true, passed: true, anchorNodeId: true, bundleId: true },
+          select: { id: true, experimentId: true, method: true, attempt: true, status: true, passed: true, anchorNodeId: true, bundleId: true },
           orderBy: [{ attempt: "asc" }, { id: "asc" }],
         })
       ).map((a) => ({ ...a, caseId: c.id })),

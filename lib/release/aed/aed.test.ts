@@ -16,6 +16,7 @@ import {
   preferenceView,
   privilegedData,
   recoveryView,
+  renderTrace,
   resolveQuotes,
   splitOf,
   studentTrace,
@@ -253,6 +254,16 @@ describe("training views", () => {
     expect(isViewItem(diagnosisView(rec, { reference: { note: "Which supermarkets within 2 blocks" } }))).toBe(true);
   });
 
+  test("a dataset's reference label names a node of the trace: its node id (rendered in every step header) is not a leak", () => {
+    // Found by cli/release-e2e.test.ts: every calibrated case (reference label on agent_action_0001, …) was skipped
+    // from the diagnosis view as "privileged text in the input: \"agent_action_0001\"".
+    const labels = { referenceLabels: [{ source: "who_and_when", annotator: "dataset", nodeId: "tool_result_0001", agent: "Assistant", reason: "SENTINEL-LABEL-REASON-55d1", failureModes: [] }] };
+    expect(leakedPrivileged(renderTrace(rec.trace), rec.trace, labels)).toEqual([]);
+    expect(isViewItem(diagnosisView(rec, labels))).toBe(true);
+    // the label's own text is still caught
+    expect(leakedPrivileged(`${renderTrace(rec.trace)}\nhint: SENTINEL-LABEL-REASON-55d1`, rec.trace, labels)).toEqual(["SENTINEL-LABEL-REASON-55d1"]);
+  });
+
   test("sft-recovery: prefix before final_result → the passing branch's answer; unknown and failing branches give no row", () => {
     const rows = recoveryView(rec, branches, priv);
     expect(rows).toHaveLength(1);
@@ -302,22 +313,29 @@ describe("training views", () => {
 });
 
 describe("replay evidence from experiment attempts (matched control)", () => {
-  const at = (method: string, attempt: number, status: string, o: { caseId?: string; anchor?: string } = {}) => ({
+  const at = (method: string, attempt: number, status: string, o: { caseId?: string; anchor?: string; exp?: string } = {}) => ({
     caseId: o.caseId ?? "c1",
+    ...(o.exp ? { experimentId: o.exp } : {}),
     method,
     attempt,
     status,
     passed: status === "passed" ? true : status === "failed" || status === "error" ? false : null,
     anchorNodeId: o.anchor ?? "final_result",
   });
-  test("correction arm (substitution) vs node-resample control at t*: 2/2 vs 0/2 is E2; an error attempt is no verdict; other anchors and cases do not count", async () => {
+  const grade = async (attempts: ReturnType<typeof at>[]) => {
+    const { replayEvidenceFromAttempts } = await import("./experiments");
+    return evidenceGrade({ grounded: true, ...replayEvidenceFromAttempts(attempts, "c1", { nodeId: "final_result" }) });
+  };
+
+  test("correction arm (substitution) vs its control correction-control at t*: 2/2 vs 0/2 is E2; an error attempt is no verdict; other anchors, cases and pairs do not count", async () => {
     const { replayEvidenceFromAttempts } = await import("./experiments");
     const attempts = [
       at("correction", 2, "passed"),
       at("correction", 1, "passed"),
-      at("node-resample", 1, "failed"),
-      at("node-resample", 2, "failed"),
-      at("node-resample", 3, "passed", { anchor: "tool_result_0001" }),
+      at("correction-control", 1, "failed"),
+      at("correction-control", 2, "failed"),
+      at("correction-control", 3, "passed", { anchor: "tool_result_0001" }),
+      at("node-resample", 1, "passed"), // another pair's control: not matched to the substitution
       at("annotated-node", 1, "failed"),
       at("correction", 1, "failed", { caseId: "other" }),
     ];
@@ -326,18 +344,49 @@ describe("replay evidence from experiment attempts (matched control)", () => {
       source: "experiment",
       protocol: "substitution",
       treatment: [{ id: "correction#1", passed: true }, { id: "correction#2", passed: true }],
-      control: [{ id: "node-resample#1", passed: false }, { id: "node-resample#2", passed: false }],
+      control: [{ id: "correction-control#1", passed: false }, { id: "correction-control#2", passed: false }],
       planned: { treatment: 2, control: 2 },
     });
     expect(evidenceGrade({ grounded: true, ...ev }).grade).toBe("E2");
-    const withError = replayEvidenceFromAttempts([...attempts.slice(0, 3), at("node-resample", 2, "error")], "c1", { nodeId: "final_result" });
+    const withError = replayEvidenceFromAttempts([...attempts.slice(0, 3), at("correction-control", 2, "error")], "c1", { nodeId: "final_result" });
     expect(withError.control.map((t) => t.passed)).toEqual([false, null]);
     expect(evidenceGrade({ grounded: true, ...withError }).grade).toBe("E1");
-    const running = replayEvidenceFromAttempts([...attempts.slice(0, 4), at("node-resample", 3, "running")], "c1", { nodeId: "final_result" });
+    const running = replayEvidenceFromAttempts([...attempts.slice(0, 4), at("correction-control", 3, "running")], "c1", { nodeId: "final_result" });
     expect(running.planned).toEqual({ treatment: 2, control: 3 });
     expect(evidenceGrade({ grounded: true, ...running }).grade).toBe("E1");
     const guidanceOnly = replayEvidenceFromAttempts([at("annotated-node", 1, "passed"), at("annotated-node", 2, "skipped")], "c1");
     expect(guidanceOnly).toMatchObject({ protocol: "guidance", treatment: [{ id: "annotated-node#1", passed: true }], control: [] });
     expect(evidenceGrade({ grounded: true, ...guidanceOnly }).grade).toBe("E1");
+  });
+
+  test("each grade from hand-built correction / correction-control attempt sets", async () => {
+    const T = (a: number, s: string) => at("correction", a, s);
+    const C = (a: number, s: string) => at("correction-control", a, s);
+    const cases: Array<[string, ReturnType<typeof at>[], string]> = [
+      ["no attempts", [], "E0"],
+      ["both arms skipped (no proposed correction)", [T(1, "skipped"), C(1, "skipped")], "E0"],
+      ["a lone control", [C(1, "failed"), C(2, "failed")], "E0"],
+      ["treatment ran without a verdict", [T(1, "error"), T(2, "error"), C(1, "failed"), C(2, "failed")], "E0"],
+      ["treatment never passes", [T(1, "failed"), T(2, "failed"), C(1, "failed"), C(2, "failed")], "no_recovery"],
+      ["treatment 1/2", [T(1, "passed"), T(2, "failed"), C(1, "failed"), C(2, "failed")], "partial_recovery"],
+      ["recovery, control untested", [T(1, "passed"), T(2, "passed")], "E1"],
+      ["recovery, control also passes once", [T(1, "passed"), T(2, "passed"), C(1, "failed"), C(2, "passed")], "E1"],
+      ["recovery, only 1 trial per arm", [T(1, "passed"), C(1, "failed")], "E1"],
+      ["recovery, a control still queued", [T(1, "passed"), T(2, "passed"), C(1, "failed"), C(2, "failed"), C(3, "queued")], "E1"],
+      ["E2: 2/2 vs 0/2", [T(1, "passed"), T(2, "passed"), C(1, "failed"), C(2, "failed")], "E2"],
+      ["E2: 3/3 vs 0/3", [T(1, "passed"), T(2, "passed"), T(3, "passed"), C(1, "failed"), C(2, "failed"), C(3, "failed")], "E2"],
+    ];
+    for (const [name, attempts, want] of cases) expect([name, (await grade(attempts)).grade]).toEqual([name, want]);
+    expect(evidenceGrade({ grounded: false, treatment: [{ passed: true }, { passed: true }], control: [{ passed: false }, { passed: false }] }).grade).toBe("ungrounded");
+  });
+
+  test("both arms come from one experiment: a control of another experiment is not pooled", async () => {
+    const { replayEvidenceFromAttempts } = await import("./experiments");
+    const split = [at("correction", 1, "passed", { exp: "e1" }), at("correction", 2, "passed", { exp: "e1" }), at("correction-control", 1, "failed", { exp: "e2" }), at("correction-control", 2, "failed", { exp: "e2" })];
+    expect((await grade(split)).grade).toBe("E1"); // e1 has no control
+    const both = [...split, at("correction", 1, "passed", { exp: "e3" }), at("correction", 2, "passed", { exp: "e3" }), at("correction-control", 1, "failed", { exp: "e3" }), at("correction-control", 2, "failed", { exp: "e3" })];
+    const ev = replayEvidenceFromAttempts(both, "c1", { nodeId: "final_result" });
+    expect([ev.treatment.length, ev.control.length]).toEqual([2, 2]);
+    expect(evidenceGrade({ grounded: true, ...ev }).grade).toBe("E2");
   });
 });

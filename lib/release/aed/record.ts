@@ -29,7 +29,7 @@ export const AED_LABEL_SET = "symtrace-c1c4@1";
 /** A diagnosis as stored (an initial or final annotation). */
 export interface DiagnosisInput {
   kind: "final" | "initial";
-  /** 1-based position among the case's submitted initial annotations (row id); ignored for the final. */
+  /** 1-based position among the case's submitted initial annotations (row id; the caller orders them by content, lib/services/release-aed.ts initialOrderKey); ignored for the final. */
   ordinal?: number;
   categories: string[];
   primary: string | null;

@@ -119,7 +119,8 @@ export function actionText(a: { type: string; content: unknown }): string {
 /**
  * Privileged text that leaked into a row's inputs: every text leaf of the privileged data (≥ 8
  * characters after normalization) that occurs in the inputs but nowhere in the student trace (a
- * reference answer that a tool result also showed the model is not a leak: the model saw it).
+ * reference answer that a tool result also showed the model is not a leak: the model saw it; nor
+ * is a reference label's node id or agent, which every rendering of the trace shows).
  * @returns the leaked texts ([] when clean)
  */
 export function leakedPrivileged(inputs: string, trace: StudentTrace, privileged: unknown): string[] {
@@ -127,8 +128,10 @@ export function leakedPrivileged(inputs: string, trace: StudentTrace, privileged
   // the text's words joined by \s+, after the same normalization as quotes.
   const found = [...new Set(textLeaves(privileged).map(normalizeQuoteText))].filter((t) => t.length >= 8 && wordsPattern(t).test(inputs));
   if (!found.length) return [];
-  // Only then: is each found text part of what the model saw?
-  const seen = normalizeQuoteText([trace.task.prompt, ...trace.steps.flatMap((s) => textLeaves(s.content)), ...trace.systemPrompts.map((p) => p.text)].join("\n"));
+  // Only then: is each found text part of what the model saw? That is every text leaf of the trace
+  // and everything rendered from it (step headers: node ids, types, agents; errors; tool names), so
+  // a reference label naming a node of the trace (its node id, its agent) is not itself a leak.
+  const seen = normalizeQuoteText([renderTrace(trace), ...trace.steps.flatMap((s) => textLeaves(s.content)), ...trace.systemPrompts.map((p) => p.text)].join("\n"));
   return found.filter((t) => !seen.includes(t));
 }
 

@@ -35,6 +35,8 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
       stopAtTarget: !spec.upstream,
       ...(spec.maxLiveLlm !== undefined ? { maxLiveLlm: spec.maxLiveLlm } : {}),
       ...(spec.continueAtEnd ? { continueAtEnd: true } : {}),
+      ...(spec.substitution !== undefined && spec.substitution !== null ? { substitution: spec.substitution } : {}),
+      ...(spec.targetRule ? { targetRule: spec.targetRule } : {}),
     });
   } catch (e) {
     return failed(e instanceof TargetError ? "target" : "config", oneLine(e));
@@ -59,7 +61,7 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
       } else if (step.kind === "live") {
         progress.liveCalls++;
         progress.emit("live");
-      }
+      } else if (step.kind === "substituted") progress.emit("live"); // the correction: no live call
       return step;
     },
     complete: (ticket, outcome) => session.complete(ticket, outcome),
@@ -135,7 +137,8 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
     bundle,
     boundaryNodeId: t.boundaryNodeId,
     verified: session.verified,
-    liveCalls: bundle.records.length - t.seq,
+    // A substituted record (the correction) is not a live call.
+    liveCalls: bundle.records.length - t.seq - (spec.substitution !== undefined && spec.substitution !== null && bundle.records[t.seq]?.meta?.substituted === true ? 1 : 0),
     ...(spec.maxLiveLlm !== undefined ? { rollout: { liveLlm: session.liveLlmCalls, stoppedAtLimit: limited } } : {}),
   };
 }

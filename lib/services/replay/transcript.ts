@@ -4,10 +4,13 @@
  * messages and continued live by one chat-completions call with the same model; the continuation
  * is one assistant message. Prefix node hashes are recomputed (the "verified" prefix). Outcomes:
  * completed, prefix-verified (no upstream), cancelled, failed. Entry point: ./execute.ts.
+ * Substitution (`spec.substitution`, issue 14 item 4): the continuation is the proposed correction
+ * itself (no model call, no upstream needed), recorded with `meta.substituted: true` and
+ * `parent.substitution`; `liveCalls` 0.
  */
 import { performance } from "node:perf_hooks";
 import { buildBundle, canonicalJson, type BundleEdge, type BundleNode, type NodeDraft, type NodeType, type RecordDraft, type ReplayBundle } from "../../bundle";
-import { DEFAULT_NORMALIZATION, TargetError, agentActionContent, assistantOf, fastHash, llmCallContent, normalizeRequest } from "../../replay";
+import { DEFAULT_NORMALIZATION, TargetError, agentActionContent, assistantOf, fastHash, llmCallContent, normalizeRequest, substitutedResponse } from "../../replay";
 import { DEFAULT_TRANSCRIPT_MODEL, defaultId, isRec, limitOf, oneLine, str, trimSlash, type ProgressEmitter, type Rec } from "./helpers";
 import type { ReplayFailureKind, ReplayRunDetails, ReplayRunOptions, ReplayRunResult, ReplayRunSpec } from "./types";
 
@@ -137,6 +140,8 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
     details.failure = kind;
     return { status: "failed", error, verified: progress.verified };
   };
+  const substitution = spec.substitution ?? null;
+  if (substitution !== null && spec.guidance) return failed("config", "substitution replaces the target's output: give no guidance with it");
   let messages: TranscriptMessage[];
   try {
     messages = transcriptMessages(s, spec.targetNodeId, spec.guidance);
@@ -161,7 +166,7 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
     details.checkedNodes = i + 1;
     if ((i + 1) % every === 0 || i + 1 === prefixIds.length) progress.emit("prefix");
   }
-  if (!spec.upstream) {
+  if (!spec.upstream && substitution === null) {
     progress.emit("finishing");
     return { status: "prefix-verified", mode: "transcript", verified: prefixIds.length, boundaryNodeId: spec.targetNodeId };
   }
@@ -169,16 +174,26 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
 
   const model = spec.model ?? s.config.model ?? DEFAULT_TRANSCRIPT_MODEL;
   const request = { model, messages, temperature: s.config.temperature ?? 0 };
-  progress.liveCalls = 1;
+  let status = 200;
+  let text = "";
+  let latencyMs = 0;
+  let body: unknown;
+  if (substitution !== null) {
+    try {
+      body = substitutedResponse(request, substitution);
+    } catch (e) {
+      return failed("config", oneLine(e));
+    }
+  } else {
+  const upstream = spec.upstream ?? "";
+    progress.liveCalls = 1;
   progress.emit("live");
   const limit = limitOf(spec.timeoutMs);
   const signals = [opts.signal, limit !== null ? AbortSignal.timeout(limit) : undefined].filter((x): x is AbortSignal => !!x);
   const apiKey = spec.env?.OPENAI_API_KEY || process.env.OPENAI_API_KEY;
   const t0 = performance.now();
-  let status: number;
-  let text: string;
   try {
-    const res = await fetch(`${trimSlash(spec.upstream)}/chat/completions`, {
+    const res = await fetch(`${trimSlash(upstream)}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json", ...(apiKey ? { authorization: `Bearer ${apiKey}` } : {}) },
       body: JSON.stringify(request),
@@ -191,9 +206,8 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
     if ((e as Error).name === "TimeoutError") return failed("timeout", `replay timed out after ${limit} ms waiting for ${spec.upstream}`);
     return failed("upstream", `upstream ${spec.upstream} unreachable: ${oneLine(e)}`);
   }
-  const latencyMs = Math.round(performance.now() - t0);
+  latencyMs = Math.round(performance.now() - t0);
   if (opts.signal?.aborted) return { status: "cancelled", verified: progress.verified };
-  let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
@@ -202,6 +216,7 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
   if (status >= 400) {
     const msg = isRec(body) && isRec(body.error) && typeof body.error.message === "string" ? body.error.message : text.slice(0, 300);
     return failed("upstream", `upstream answered HTTP ${status}: ${msg}`);
+  }
   }
   const a = assistantOf(body);
   if (!a) return failed("upstream", `upstream answered HTTP ${status} without an assistant message: ${text.slice(0, 300)}`);
@@ -238,7 +253,7 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
   const prefix = new Set(prefixIds);
   const nodes: NodeDraft[] = [
     ...prefixIds.map((id) => byId.get(id)!),
-    { id: llmId, type: "llm_call", label: `${model} call (transcript continuation)`, content: llmCallContent(normalized, requestHash, { response: body, httpStatus: status }), status: "success" },
+    { id: llmId, type: "llm_call", label: substitution !== null ? "proposed correction (substituted; no model call)" : `${model} call (transcript continuation)`, content: llmCallContent(normalized, requestHash, { response: body, httpStatus: status }), status: "success" },
     { id: actionId, type: "agent_action", ...(agent ? { agent } : {}), label: shortLabel(continuation), content: agentActionContent(body) },
     { id: finalId, type: "final_result", ...(agent ? { agent } : {}), label: shortLabel(continuation), content: { final: continuation } },
   ];
@@ -258,13 +273,13 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
       boundary: "llm",
       request: normalized,
       response: body,
-      meta: { latencyMs, mode: "transcript-continuation", ...(spec.guidance ? { guidance: spec.guidance } : {}) },
+      meta: { latencyMs, mode: "transcript-continuation", ...(spec.guidance ? { guidance: spec.guidance } : {}), ...(substitution !== null ? { substituted: true } : {}) },
     },
   ];
   const { id: _id, format: _f, parent: _p, task, initialState, config: _c, graph: _g, order: _o, records: _r, outcome: _out, source: _src, referenceLabels: _rl, ...extra } = s as ReplayBundle & Rec;
   const bundle = buildBundle({
     id: spec.newBundleId ?? defaultId(s, spec.targetNodeId),
-    parent: { bundleId: s.id, targetNodeId: spec.targetNodeId, guidance: spec.guidance, mode: "transcript" },
+    parent: { bundleId: s.id, targetNodeId: spec.targetNodeId, guidance: spec.guidance, mode: "transcript", ...(substitution !== null ? { substitution: { correction: substitution, boundaryNodeId: spec.targetNodeId } } : {}) },
     task,
     initialState,
     config: { ...s.config, replay: { ...(s.config.replay ?? {}), normalization, mode: "transcript-continuation", model } },
@@ -274,5 +289,5 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
     records,
     extra,
   });
-  return { status: "completed", mode: "transcript", bundle, boundaryNodeId: spec.targetNodeId, verified: prefixIds.length, liveCalls: 1 };
+  return { status: "completed", mode: "transcript", bundle, boundaryNodeId: spec.targetNodeId, verified: prefixIds.length, liveCalls: substitution !== null ? 0 : 1 };
 }

@@ -19,6 +19,20 @@ export interface ReplayRunSpec {
   targetNodeId: string;
   /** Δ, appended as one `{ role: "user", content: Δ }` message to the target boundary's request (may be ""). */
   guidance: string;
+  /**
+   * Substitution (issue 14 item 4): the proposed correction a* replaces the target boundary's
+   * response instead of a model call (native: lib/replay ReplaySession `substitution`, the
+   * boundary is the call that produced the node, `resolveOutputTarget`; transcript: the
+   * continuation IS the correction, no live call). Recorded with `meta.substituted: true` and
+   * `parent.substitution`. Not with a non-empty `guidance`. Null/undefined: no substitution.
+   */
+  substitution?: string | null;
+  /**
+   * Native target mapping (lib/replay ReplaySession `targetRule`): "output" maps the node to the
+   * call whose response is its output (the matched control of a substitution); default
+   * "intervention" (`resolveTarget`), or "output" with a substitution.
+   */
+  targetRule?: "intervention" | "output";
   /** Live OpenAI-compatible base URL ending in /v1; null → stop at the target: `prefix-verified`. */
   upstream: string | null;
   /** Real tool server for live tool calls (native); null → live tool calls fail (tool_result status error). */

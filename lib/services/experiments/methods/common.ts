@@ -191,11 +191,15 @@ export async function runTaskLevel(ctx: AttemptContext, taskPrompt: string, guid
  * A node-level attempt: one selective replay of the source at `targetNodeId` with `guidance`
  * (native when the MAS can be restarted, else transcript continuation), counting only the live
  * records after the verified prefix; then evaluate and judge.
+ * @param o.substitution the proposed correction that REPLACES the target's output (no model call;
+ *   the outcome's `guidance` is then the correction; lib/services/replay ReplayRunSpec.substitution)
+ * @param o.targetRule "output": map the node to the call that produced it (the matched control)
  */
-export async function runNodeLevel(ctx: AttemptContext, targetNodeId: string, guidance: string): Promise<AttemptOutcome> {
+export async function runNodeLevel(ctx: AttemptContext, targetNodeId: string, guidance: string, o: { substitution?: string; targetRule?: "intervention" | "output" } = {}): Promise<AttemptOutcome> {
   const c = ctx.case;
   const s = ctx.settings;
-  const part: Partial<AttemptOutcome> = { anchorNodeId: targetNodeId, guidance: guidance === "" ? null : guidance };
+  const injected = o.substitution ?? guidance;
+  const part: Partial<AttemptOutcome> = { anchorNodeId: targetNodeId, guidance: injected === "" ? null : injected };
   if (ctx.signal.aborted) return cancelled(part);
   const native = replayModeOf(c, s) === "native";
   let liveSeen = 0;
@@ -205,6 +209,8 @@ export async function runNodeLevel(ctx: AttemptContext, targetNodeId: string, gu
       source: c.bundle,
       targetNodeId,
       guidance,
+      ...(o.substitution !== undefined ? { substitution: o.substitution } : {}),
+      ...(o.targetRule ? { targetRule: o.targetRule } : {}),
       upstream: s.upstream,
       toolUpstream: s.toolUpstream,
       // Native: the recorded requests carry the source's model (a different SYMTRACE_MODEL would diverge at seq 0).

@@ -4,6 +4,7 @@
  * counted.
  */
 import { annotatedNodeMethod } from "./annotated-node";
+import { correctionControlMethod, correctionMethod } from "./correction";
 import { criticMethod } from "./critic";
 import { lastNodeMethod } from "./last-node";
 import { nodeResampleMethod } from "./node-resample";
@@ -24,6 +25,8 @@ export const METHODS: Readonly<Record<MethodName, ExperimentMethod>> = {
   "last-node": lastNodeMethod,
   "node-resample": nodeResampleMethod,
   nudge: nudgeMethod,
+  correction: correctionMethod,
+  "correction-control": correctionControlMethod,
 };
 
 /** Whether a string is a method name. */
@@ -45,7 +48,7 @@ export function parseMethodList(list: string): MethodName[] {
   return out;
 }
 
-export { METHOD_NAMES } from "./types";
+export { METHOD_NAMES, CORRECTION_METHODS } from "./types";
 export type * from "./types";
 export { judgeReproduction, llmReproductionJudge, commandReproductionJudge, parseReproductionVerdict, buildReproductionMessages, renderTrajectory, ReproductionReplyError } from "../reproduction";
 export type { ReproductionInput, ReproductionVerdict } from "../reproduction";

@@ -352,8 +352,10 @@ describe("registry", () => {
       ["last-node", "last-node", "node"],
       ["node-resample", "node-resample", "node"],
       ["nudge", "nudge", "node"],
+      ["correction", "correction", "node"],
+      ["correction-control", "correction-control", "node"],
     ]);
     expect(parseMethodList("rerun, nudge,rerun")).toEqual(["rerun", "nudge"]);
-    expect(() => parseMethodList("rerun,mars")).toThrow('unknown method "mars" (known: rerun, self-reflection, critic, suspicious-node, annotated-node, random-node, last-node, node-resample, nudge)');
+    expect(() => parseMethodList("rerun,mars")).toThrow('unknown method "mars" (known: rerun, self-reflection, critic, suspicious-node, annotated-node, random-node, last-node, node-resample, nudge, correction, correction-control)');
   });
 });

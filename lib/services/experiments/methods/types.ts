@@ -9,10 +9,13 @@ import type { ReplayBundle } from "../../../bundle";
 import type { RegisteredRunner } from "../../runners";
 
 /** Method names (exact; CLI and DB). Task level: rerun, self-reflection, critic; node level: the rest. */
-export type MethodName = "rerun" | "self-reflection" | "critic" | "suspicious-node" | "annotated-node" | "random-node" | "last-node" | "node-resample" | "nudge";
+export type MethodName = "rerun" | "self-reflection" | "critic" | "suspicious-node" | "annotated-node" | "random-node" | "last-node" | "node-resample" | "nudge" | "correction" | "correction-control";
 
 /** Every method name, in the paper's order (task level first, then node level and our controls). */
-export const METHOD_NAMES: readonly MethodName[] = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge"];
+export const METHOD_NAMES: readonly MethodName[] = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control"];
+
+/** The matched-control pair of issue 14 item 4 (treatment: the correction substituted; control: the original request re-executed). */
+export const CORRECTION_METHODS: readonly MethodName[] = ["correction", "correction-control"];
 
 /** Reproduction judge of an experiment: a command with the evaluator's contract, or an LLM judge. */
 export type ReproductionJudgeSetting = { kind: "command"; command: string } | { kind: "llm"; upstream: string; model: string | null };
@@ -58,6 +61,12 @@ export interface ExperimentCaseInput {
   /** The case's task text. */
   task: string;
   reference: CaseReference | null;
+  /**
+   * The proposed correction a* at `reference.nodeId` (issue 14 item 3: the final annotation's
+   * `correction`, frozen with the case set), or null/absent. Used only by `correction` (it
+   * replaces the node's output); never shown to the reproduction judge.
+   */
+  correction?: string | null;
   /** Resolved by the service (planReplay / runners.ts); null when the bundle names no registered runner. */
   runner: RegisteredRunner | null;
 }

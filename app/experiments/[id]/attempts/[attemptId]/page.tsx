@@ -71,7 +71,13 @@ export default async function AttemptPage({ params }: { params: Promise<{ id: st
         <p className="text-xs text-slate-600">
           passed {String(a.passed)} · reproduced {String(a.reproduced)} · {a.calls} MAS call(s) + {a.auxCalls} method call(s) · {a.tokens.total} token(s) · MAS {a.masMs} ms
         </p>
-        {a.guidance ? <p className="trace-text rounded bg-slate-50 p-2 font-mono text-xs">Δ {a.guidance}</p> : null}
+        {a.guidance ? (
+          <p className="trace-text rounded bg-slate-50 p-2 font-mono text-xs">
+            {/* `correction` substitutes a* for the node's output (no model call); the others append Δ. */}
+            {a.method === "correction" ? "a* (substituted for the node's output) " : "Δ "}
+            {a.guidance}
+          </p>
+        ) : null}
         {a.judgeReason ? <p className="trace-text text-xs text-slate-600">Judge: {a.judgeReason}</p> : null}
         {a.error || a.skipReason ? <p className="trace-text text-red-700">{a.error ?? a.skipReason}</p> : null}
         {!result ? <p className="text-slate-600">This attempt has no stored bundle.</p> : null}

@@ -1,0 +1,93 @@
+/**
+ * The repair-search API route handlers (app/api/repair-searches/**) called as Next.js calls them,
+ * with the session mocked (a header names the viewer's role; no sign-in). No worker runs
+ * (SYMTRACE_EMBEDDED_WORKER=0): the searches stay queued; nothing calls a model.
+ */
+import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { syntheticBundle } from "../../bundle";
+import { importCase, type Db } from "../../db";
+import { freshTestDb } from "../../db/test-db";
+
+vi.mock("@/lib/session", () => ({
+  viewerForRequest: async (req: Request, ...roles: string[]) => {
+    const role = req.headers.get("x-test-role");
+    if (!role) return Response.json({ error: "sign in first" }, { status: 401 });
+    if (roles.length && !roles.includes(role)) return Response.json({ error: `this needs the role ${roles.join(" or ")}` }, { status: 403 });
+    return { id: `user-${role}`, email: `${role}@t`, name: role, roles: [role] };
+  },
+}));
+
+type H = { GET?(req: Request, ctx?: unknown): Promise<Response>; POST?(req: Request, ctx?: unknown): Promise<Response> };
+let db: Db;
+let caseId: string;
+let list: H, one: H, cancel: H;
+const ENV = ["SYMTRACE_REPLAY_UPSTREAM", "SYMTRACE_SEARCH_JUDGE_CMD", "SYMTRACE_REPLAY_EVALUATOR", "SYMTRACE_EMBEDDED_WORKER"] as const;
+const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
+
+beforeAll(async () => {
+  const h = await freshTestDb();
+  process.env.DATABASE_URL = h.url; // getDb() of the route modules opens this database
+  process.env.SYMTRACE_EMBEDDED_WORKER = "0";
+  db = h.db;
+  caseId = (await importCase(db, { bundle: syntheticBundle({ id: "rs-api", turns: 2 }) })).caseId;
+  for (const role of ["researcher", "admin", "annotator"]) await db.user.create({ data: { id: `user-${role}`, name: role, email: `${role}@t`, roles: role } });
+  list = (await import("../../../app/api/repair-searches/route")) as H;
+  one = (await import("../../../app/api/repair-searches/[id]/route")) as H;
+  cancel = (await import("../../../app/api/repair-searches/[id]/cancel/route")) as H;
+}, 120_000);
+afterAll(async () => {
+  for (const k of ENV) if (saved[k] === undefined) delete process.env[k];
+  else process.env[k] = saved[k];
+  await db?.$disconnect();
+});
+
+const req = (url: string, role: string | null, body?: unknown) =>
+  new Request(`http://app.test${url}`, { method: body === undefined ? "GET" : "POST", headers: { "content-type": "application/json", ...(role ? { "x-test-role": role } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+const params = (id: string) => ({ params: Promise.resolve({ id }) });
+
+describe("repair-search API", () => {
+  test("POST needs a researcher/admin and a configured endpoint; freezes the server's settings with the request's search parameters; GET list/one; cancel", async () => {
+    delete process.env.SYMTRACE_REPLAY_UPSTREAM;
+    expect((await list.POST!(req("/api/repair-searches", null, { sourceCaseId: caseId }))).status).toBe(401);
+    expect((await list.POST!(req("/api/repair-searches", "annotator", { sourceCaseId: caseId }))).status).toBe(403);
+    expect((await list.GET!(req("/api/repair-searches", "annotator"))).status).toBe(403);
+    const noEndpoint = await list.POST!(req("/api/repair-searches", "researcher", { sourceCaseId: caseId }));
+    expect(noEndpoint.status).toBe(503);
+    expect(((await noEndpoint.json()) as { error: string }).error).toMatch(/SYMTRACE_REPLAY_UPSTREAM/);
+
+    process.env.SYMTRACE_REPLAY_UPSTREAM = "http://127.0.0.1:9/v1";
+    process.env.SYMTRACE_SEARCH_JUDGE_CMD = "node judge.mjs";
+    process.env.SYMTRACE_REPLAY_EVALUATOR = "node eval.mjs";
+    const bad = await list.POST!(req("/api/repair-searches", "researcher", { sourceCaseId: caseId, iterations: 0 }));
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(await bad.json())).toContain("iterations");
+    // a command or an endpoint in the request is not a field: ignored, never frozen
+    const created = await list.POST!(req("/api/repair-searches", "researcher", { sourceCaseId: caseId, iterations: 12, k: 2, seed: 9, maxCalls: 100, command: ["rm", "-rf", "/"], upstream: "http://evil/v1" }));
+    expect(created.status).toBe(201);
+    const { search } = (await created.json()) as { search: { id: string; status: string; sourceBundleId: string; settings: Record<string, unknown> & { search: Record<string, unknown> }; nodeCases: Record<string, string> } };
+    expect(search).toMatchObject({ status: "queued", sourceBundleId: "rs-api", nodeCases: { n0: caseId } });
+    expect(search.settings).toMatchObject({
+      upstream: "http://127.0.0.1:9/v1",
+      judge: { kind: "command", cmd: "node judge.mjs" },
+      evaluator: "node eval.mjs",
+      selector: { upstream: "http://127.0.0.1:9/v1", model: "gpt-4o-mini" },
+      seed: 9,
+      maxCalls: 100,
+      command: null,
+      search: { iterations: 12, k: 2, l: 4, c: 1.41, maxDepth: 8, budget: { maxCalls: 100, maxTokens: null } },
+    });
+    expect((await list.POST!(req("/api/repair-searches", "admin", { sourceCaseId: "nope" }))).status).toBe(404);
+    expect(await db.auditEvent.count({ where: { action: "repair-search.create", entityId: search.id, actorId: "user-researcher" } })).toBe(1);
+
+    const l = (await (await list.GET!(req(`/api/repair-searches?caseId=${caseId}`, "admin"))).json()) as { searches: Array<{ id: string }> };
+    expect(l.searches.map((s) => s.id)).toEqual([search.id]);
+    const g = await one.GET!(req(`/api/repair-searches/${search.id}`, "researcher"), params(search.id));
+    expect(((await g.json()) as { search: { id: string } }).search.id).toBe(search.id);
+    expect((await one.GET!(req("/api/repair-searches/nope", "researcher"), params("nope"))).status).toBe(404);
+
+    expect((await cancel.POST!(req(`/api/repair-searches/${search.id}/cancel`, "annotator", {}), params(search.id))).status).toBe(403);
+    const c = await cancel.POST!(req(`/api/repair-searches/${search.id}/cancel`, "researcher", {}), params(search.id));
+    expect(((await c.json()) as { search: { status: string } }).search.status).toBe("cancelled");
+    expect((await cancel.POST!(req("/api/repair-searches/nope/cancel", "researcher", {}), params("nope"))).status).toBe(404);
+  });
+});
