@@ -43,6 +43,11 @@ export default async function RootLayout({ children }: { children: React.ReactNo
                   </Link>
                 ) : null}
                 {has("researcher") || has("admin") ? (
+                  <Link href="/repair-searches" className="text-slate-600 hover:text-slate-900">
+                    Repair searches
+                  </Link>
+                ) : null}
+                {has("researcher") || has("admin") ? (
                   <Link href="/import" className="text-slate-600 hover:text-slate-900">
                     Import
                   </Link>

@@ -70,6 +70,14 @@ export default async function CasePage({ params, searchParams }: { params: Param
     <div className="flex flex-col gap-4">
       <CaseHeader c={c} finalized={!ann.blind && !!c.finalizedAt} blind={ann.blind} />
       <OtlpTraceStatus state={otlpState} />
+      {viewer.roles.some((r) => r === "researcher" || r === "admin") ? (
+        <p className="text-sm">
+          <Link href={`/repair-searches?caseId=${encodeURIComponent(c.id)}`} className="text-blue-700 underline" data-testid="case-repair-searches">
+            Repair searches
+          </Link>{" "}
+          <span className="text-xs text-slate-500">(MARS tree searches from this case)</span>
+        </p>
+      ) : null}
       {justFinalized === "1" && !ann.blind && c.finalizedAt ? (
         <p role="status" data-testid="finalized-message" className="rounded border border-emerald-300 bg-emerald-50 px-3 py-2 text-sm text-emerald-900">
           Finalized: the final annotation is saved and the case is closed for adjudication. An admin can reopen it.
