@@ -354,8 +354,9 @@ describe("registry", () => {
       ["nudge", "nudge", "node"],
       ["correction", "correction", "node"],
       ["correction-control", "correction-control", "node"],
+      ["mars", "mars", "node"],
     ]);
     expect(parseMethodList("rerun, nudge,rerun")).toEqual(["rerun", "nudge"]);
-    expect(() => parseMethodList("rerun,mars")).toThrow('unknown method "mars" (known: rerun, self-reflection, critic, suspicious-node, annotated-node, random-node, last-node, node-resample, nudge, correction, correction-control)');
+    expect(() => parseMethodList("rerun,mcts")).toThrow('unknown method "mcts" (known: rerun, self-reflection, critic, suspicious-node, annotated-node, random-node, last-node, node-resample, nudge, correction, correction-control, mars)');
   });
 });
