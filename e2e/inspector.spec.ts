@@ -122,3 +122,18 @@ test("a 4,001-node trace opens, renders only what is in view, and stays usable",
   await expect(page.getByTestId("match-count")).toHaveText(/^[1-9]\d* match(es)?$/);
   await page.screenshot({ path: "e2e-artifacts/inspector-4001.png" });
 });
+
+test("the layered (ELK) layout is computed in its Web Worker and moves the agents' lanes together", async ({ page }) => {
+  await page.goto(goldUrl("task_0000"));
+  // task_0000 (User) and llm_call_0000 (WebSurfer): separate lanes side by side; one chain in ELK's layers
+  const dx = async () => {
+    const [a, b] = await Promise.all([graphNode(page, "task_0000").boundingBox(), graphNode(page, "llm_call_0000").boundingBox()]);
+    return Math.round(Math.abs(a!.x - b!.x));
+  };
+  await expect(graphNode(page, "llm_call_0000")).toBeVisible();
+  expect(await dx()).toBeGreaterThan(50);
+  await page.getByLabel("Graph layout").selectOption("layered");
+  await expect.poll(dx, { timeout: 15_000 }).toBe(0);
+  await expect(page.getByText(/^ELK:/)).toHaveCount(0);
+  await expect(page.getByText("laying out…")).toHaveCount(0);
+});
