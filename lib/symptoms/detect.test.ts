@@ -143,7 +143,7 @@ function firing(b: ReplayBundle, rule: string): string[] {
   return detectSymptoms(b).nodes.filter((n) => n.rules.some((r) => r.id === rule)).map((n) => n.id);
 }
 
-describe("Table 10 rules (lib/symptoms/rules.ts)", () => {
+describe("Table 10 rules (lib/symptoms/rules.ts, one object per rule)", () => {
   test("every rule of the catalogue has a firing case", () => {
     expect(new Set(CASES.map((c) => c.rule))).toEqual(new Set(RULES.map((r) => r.id)));
   });
