@@ -1,7 +1,7 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
-const PURE = ["lib/bundle/**", "lib/release/**", "lib/importers/**", "lib/replay/**", "lib/agreement/**", "lib/symptoms/**", "lib/experiments/**", "lib/layout/**", "lib/media/**", "lib/repair-search/**"];
+const PURE = ["lib/bundle/**", "lib/annotation/**", "lib/otlp/**", "lib/release/**", "lib/importers/**", "lib/replay/**", "lib/agreement/**", "lib/symptoms/**", "lib/experiments/**", "lib/layout/**", "lib/media/**", "lib/repair-search/**"];
 
 const config = [
   ...nextVitals,
@@ -34,7 +34,16 @@ const config = [
     // Only server code reaches the database.
     files: ["components/**"],
     rules: {
-      "no-restricted-imports": ["error", { patterns: [{ group: ["@/lib/db", "@/lib/db/*", "**/lib/db", "**/lib/db/*", "@prisma/*"], message: "components receive props or call server actions; only server files import lib/db" }] }],
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@/lib/db", "@/lib/db/*", "**/lib/db", "**/lib/db/*", "@prisma/*"], message: "components receive props or call server actions; only server files import lib/db" },
+            // types only (erased at build) may come from services; values come from pure cores or props
+            { group: ["@/lib/services/*", "**/lib/services/*"], allowTypeImports: true, message: "components call pure cores or receive props; services are server code" },
+          ],
+        },
+      ],
     },
   },
 ];

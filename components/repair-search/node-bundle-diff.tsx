@@ -1,14 +1,14 @@
 import Link from "next/link";
 import type { ReplayBundle } from "@/lib/bundle";
 import { caseHref } from "@/lib/case-links";
-import { finalAnswer, resolveOutcomes } from "@/lib/replay";
-import { compareReplay } from "@/lib/services/replay-compare";
+import { finalAnswer, resolveOutcomes } from "@/lib/replay/node-compare";
+import { compareReplay } from "@/lib/replay/node-compare";
 import { ReplayCompareTable } from "@/components/replay/replay-compare-table";
 import { ReplayFinalAnswers, ReplayOutcome } from "@/components/replay/replay-outcome";
 
 /**
  * A tree node's bundle beside the search's source bundle (issue 15 item 4), with the replay
- * result view's parts: outcomes, final answers and the node-by-node diff (lib/services/replay-compare,
+ * result view's parts: outcomes, final answers and the node-by-node diff (lib/replay/node-compare,
  * JSON-pointer diffs by lib/replay's jsondiffpatch). The intervention boundary is the bundle's
  * `parent.targetNodeId` when its parent is the source itself (a child of the root); deeper nodes
  * descend from other tree nodes, so their differences show as changed / new nodes.

@@ -1,5 +1,5 @@
 import { Badge, type BadgeTone } from "@/components/ui/badge";
-import type { CompareRow } from "@/lib/services/replay-compare";
+import type { CompareRow } from "@/lib/replay/node-compare";
 
 const TONE: Record<CompareRow["kind"], BadgeTone> = { prefix: "green", intervention: "violet", changed: "amber", new: "blue", "source-only": "slate" };
 const LABEL: Record<CompareRow["kind"], string> = { prefix: "verified prefix", intervention: "intervention (Δ)", changed: "changed", new: "new (live)", "source-only": "source only" };

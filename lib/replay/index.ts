@@ -26,3 +26,5 @@ export type { BoundaryOutcome, OpenEvent, TraceBuilderOptions } from "./trace";
 export { fastCanonicalJson, fastHash } from "./canonical";
 export { alignSuffix, finalAnswer, finalAnswerText, interventionNodeId, resolveOutcomes, summarizeContent, SUMMARY_CHARS } from "./compare";
 export type { AlignedRow, FinalAnswer, ResolvedOutcome, SuffixAlignment, SuffixMarker, SuffixNode, Verdict } from "./compare";
+export { compareReplay } from "./node-compare";
+export type { CompareKind, CompareRow } from "./node-compare";

@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
 import { exportBundle, getCaseGraph, getDb, getRun } from "@/lib/db";
 import { compactGraph } from "@/lib/layout";
-import { compareReplay } from "@/lib/services/replay-compare";
+import { compareReplay } from "@/lib/replay";
 import { alignSuffix, finalAnswer, resolveOutcomes, type SuffixAlignment } from "@/lib/replay";
 import { mayReplay } from "@/lib/services/replay-access";
 import { requireViewer } from "@/lib/session";

@@ -5,7 +5,7 @@ import { caseHref } from "@/lib/case-links";
 import { exportBundle, getDb, getExperimentAttempt } from "@/lib/db";
 import { methodLabel } from "@/lib/experiments";
 import { alignSuffix, finalAnswer, resolveOutcomes, type SuffixAlignment } from "@/lib/replay";
-import { compareReplay } from "@/lib/services/replay-compare";
+import { compareReplay } from "@/lib/replay";
 import { requireViewer } from "@/lib/session";
 import { Badge } from "@/components/ui/badge";
 import { ReplayCompareTable } from "@/components/replay/replay-compare-table";
@@ -17,7 +17,7 @@ export const metadata: Metadata = { title: "Experiment attempt" };
 
 /**
  * One experiment attempt's bundle diffed against its source case, with the replay result view's
- * parts (lib/services/replay-compare, components/replay): outcomes, final answers, the aligned
+ * parts (lib/replay/node-compare, components/replay): outcomes, final answers, the aligned
  * suffix (node-level methods), node by node. Guidance, errors and judge reasons are text.
  */
 export default async function AttemptPage({ params }: { params: Promise<{ id: string; attemptId: string }> }) {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { buildBundle, type ReplayBundle } from "../bundle";
-import { compareReplay } from "./replay-compare";
+import { compareReplay } from "./node-compare";
 
 const node = (id: string, type: "llm_call" | "agent_action", content: unknown) => ({ id, type, content });
 

@@ -4,7 +4,7 @@
  * suffix that the replay replaced; a JSON-pointer diff where a shared id changed.
  */
 import type { ReplayBundle } from "../bundle";
-import { pointerDiff } from "../replay";
+import { pointerDiff } from "./diff";
 
 export type CompareKind = "prefix" | "intervention" | "changed" | "new" | "source-only";
 
