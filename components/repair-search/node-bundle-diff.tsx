@@ -1,7 +1,7 @@
 import Link from "next/link";
 import type { ReplayBundle } from "@/lib/bundle";
 import { caseHref } from "@/lib/case-links";
-import { finalAnswer, resolveOutcomes } from "@/lib/replay/node-compare";
+import { finalAnswer, resolveOutcomes } from "@/lib/replay";
 import { compareReplay } from "@/lib/replay/node-compare";
 import { ReplayCompareTable } from "@/components/replay/replay-compare-table";
 import { ReplayFinalAnswers, ReplayOutcome } from "@/components/replay/replay-outcome";

@@ -16,8 +16,8 @@ import { z } from "zod";
 import { parseJsonText } from "../bundle/json-text";
 
 export const ANNOTATIONS_FORMAT = "symtrace.annotations/v1";
-export const CATEGORIES = ["C1", "C2", "C3", "C4"] as const;
-export type Category = (typeof CATEGORIES)[number];
+import { CATEGORIES, type Category } from "../annotation/protocol";
+export { CATEGORIES, type Category };
 /** Node types the protocol names; a graph may carry others, so nodeType is any non-empty string. */
 export const PROTOCOL_NODE_TYPES = ["agent_action", "tool_call", "tool_result", "final_result"] as const;
 

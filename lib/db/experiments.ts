@@ -26,6 +26,7 @@
 import type { Db } from "./client";
 import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptOutcome, type CaseReference, type ExperimentSettings } from "../jobs/experiment-types";
 import { resolveMarsSettings, type MarsSettings } from "../experiments/mars";
+import { CATEGORIES } from "../annotation/protocol";
 
 export const EXPERIMENT_STATUSES = ["queued", "running", "finished", "cancelled", "budget-exhausted"] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
@@ -166,7 +167,6 @@ function parseJson<T>(text: string | null | undefined, fallback: T): T {
 
 const emptyCounts = (): StatusCounts => ({ queued: 0, running: 0, passed: 0, failed: 0, error: 0, skipped: 0, cancelled: 0 });
 const isTaskLevel = (m: string) => TASK_LEVEL_METHODS.includes(m);
-const CATEGORIES = ["C1", "C2", "C3", "C4"] as const;
 const asCategory = (v: unknown): CaseReference["primaryCategory"] | null => (typeof v === "string" && (CATEGORIES as readonly string[]).includes(v) ? (v as CaseReference["primaryCategory"]) : null);
 
 // ------------------------------------------------------------------ validation

@@ -4,9 +4,9 @@
  */
 import type { NodeType } from "../bundle";
 
-/** The four symptom categories of Table 10 (annotation-protocol C1–C4). */
-export const CATEGORIES = ["C1", "C2", "C3", "C4"] as const;
-export type Category = (typeof CATEGORIES)[number];
+/** The four symptom categories of Table 10 are the annotation protocol's C1–C4 (one definition: lib/annotation/protocol.ts). */
+import { CATEGORIES, type Category } from "../annotation/protocol";
+export { CATEGORIES, type Category };
 
 /**
  * How strong a rule's evidence is; gives the rule's confidence (README §Features):
