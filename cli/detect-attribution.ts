@@ -1,0 +1,117 @@
+/**
+ * `symtrace detect --eval --attribution --dir <file-or-dir>... [options]`: the failure-attribution
+ * benchmark on Who&When (issue 24; lib/attribution, lib/services/attribution). Thin.
+ *
+ * Options: --methods a,b,… (random, last, rules, rules+judge, all-at-once, step-by-step,
+ * binary-search; default all, or only the non-LLM ones when no endpoint is configured),
+ * --ground-truth with|without|both (default both), --run-dir D (default data/attribution/<model>),
+ * --max-calls N, --max-tokens N (budget of HTTP calls/tokens of this run), --concurrency N
+ * (default 4), --seed S (default 20260512), --csv <file>, --upstream <url> / --model M (else
+ * SYMTRACE_ATTRIBUTION_UPSTREAM / _MODEL, falling back to SYMTRACE_JUDGE_*).
+ *
+ * Prints one JSON object {source:"attribution", endpoint, cases, rows, text, jobs, spent, …};
+ * exit 0, 1 on bad input or no endpoint for an LLM method, 2 on bad usage, 3 when the budget
+ * stopped the run (rerun with a larger budget to resume).
+ */
+import { existsSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ATTRIBUTOR_NAMES, ATTRIBUTORS, tableCsv, type AttributorName } from "../lib/attribution";
+import type { Result } from "./detect";
+
+export const ATTRIBUTION_USAGE =
+  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--upstream <url>] [--model M]";
+
+const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
+const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run-dir", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model"]);
+
+/** Arguments after `detect --eval --attribution`. */
+export async function attributionCommand(argv: string[]): Promise<Result> {
+  const dirs: string[] = [];
+  const v: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!VALUED.has(a)) return fail(2, `unexpected ${a}; usage: ${ATTRIBUTION_USAGE}`);
+    const x = argv[i + 1];
+    if (x === undefined || x.startsWith("--")) return fail(2, `${a} needs a value; usage: ${ATTRIBUTION_USAGE}`);
+    if (a === "--dir") dirs.push(x);
+    else v[a] = x;
+    i++;
+  }
+  if (!dirs.length) return fail(2, `--dir is required; usage: ${ATTRIBUTION_USAGE}`);
+  const missing = dirs.find((d) => !existsSync(d));
+  if (missing) return fail(1, `no such file or directory: ${missing}`, "--dir");
+  const int = (k: string): number | null | Result => {
+    if (v[k] === undefined) return null;
+    return /^\d+$/.test(v[k]) ? Number(v[k]) : fail(2, `${k} must be a non-negative integer, got ${JSON.stringify(v[k])}`);
+  };
+  const nums: Record<string, number | null> = {};
+  for (const k of ["--max-calls", "--max-tokens", "--concurrency", "--seed"]) {
+    const n = int(k);
+    if (n !== null && typeof n === "object") return n;
+    nums[k] = n;
+  }
+  const gt = v["--ground-truth"] ?? "both";
+  if (!["with", "without", "both"].includes(gt)) return fail(2, `--ground-truth must be with, without or both, got ${JSON.stringify(gt)}`);
+  const { attributionLlmSettings, createAttributionLlm } = await import("../lib/services/attribution/llm");
+  let settings;
+  try {
+    settings = attributionLlmSettings();
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  }
+  const upstream = v["--upstream"] ?? settings.upstream;
+  const model = v["--model"] ?? settings.model;
+  const endpoint = upstream && model ? { upstream, model } : null;
+  let methods: AttributorName[];
+  if (v["--methods"]) {
+    const names = v["--methods"].split(",").map((s) => s.trim()).filter(Boolean);
+    const bad = names.find((n) => !(ATTRIBUTOR_NAMES as readonly string[]).includes(n));
+    if (bad) return fail(2, `unknown attributor ${JSON.stringify(bad)}; attributors: ${ATTRIBUTOR_NAMES.join(", ")}`, "--methods");
+    methods = names as AttributorName[];
+  } else methods = ATTRIBUTOR_NAMES.filter((n) => endpoint || !ATTRIBUTORS[n].usesLlm);
+  const needs = methods.filter((n) => ATTRIBUTORS[n].usesLlm);
+  if (needs.length && !endpoint) return fail(1, `${needs.join(", ")} need an endpoint: set SYMTRACE_ATTRIBUTION_UPSTREAM and SYMTRACE_ATTRIBUTION_MODEL (or --upstream and --model)`);
+  const { loadAttributionCases, planFor, runAttributionStudy } = await import("../lib/services/attribution/study");
+  const loaded = loadAttributionCases(dirs);
+  if (!loaded.cases.length) return fail(1, `no Who&When record under ${dirs.join(", ")}`, "--dir");
+  const plan = planFor(methods, gt === "both" ? ["with", "without"] : [gt as "with" | "without"]);
+  const runDir = path.resolve(v["--run-dir"] ?? path.join("data/attribution", (endpoint?.model ?? "baselines").replace(/[^A-Za-z0-9._-]+/g, "_")));
+  const llm = endpoint ? createAttributionLlm({ ...endpoint, apiKey: settings.apiKey, cacheDir: settings.cacheDir }) : null;
+  let report;
+  try {
+    report = await runAttributionStudy({
+      cases: loaded.cases,
+      plan,
+      llm,
+      runDir,
+      seed: nums["--seed"] ?? 20260512,
+      budget: { maxCalls: nums["--max-calls"], maxTokens: nums["--max-tokens"] },
+      concurrency: nums["--concurrency"] ?? 4,
+      about: { upstream: endpoint?.upstream ?? null, dirs },
+    });
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  }
+  const csv = v["--csv"] ? path.resolve(v["--csv"]) : null;
+  if (csv) writeFileSync(csv, tableCsv(report.rows));
+  const bySubset = (s: string) => loaded.cases.filter((c) => c.subset === s).length;
+  return {
+    code: report.budgetStopped ? 3 : 0,
+    output: {
+      source: "attribution",
+      endpoint: endpoint ? { upstream: endpoint.upstream, model: endpoint.model } : null,
+      cases: { "Hand-Crafted": bySubset("Hand-Crafted"), "Algorithm-Generated": bySubset("Algorithm-Generated") },
+      runDir,
+      csv,
+      jobs: report.jobs,
+      spent: report.spent,
+      cache: llm ? llm.stats : null,
+      budgetStopped: report.budgetStopped,
+      rows: report.rows,
+      text: report.text,
+      note: report.note,
+      labelWarnings: loaded.warnings,
+      skipped: loaded.skipped,
+    },
+  };
+}
