@@ -42,8 +42,8 @@ export function attributionCaseFromBundle(bundle: ReplayBundle): AttributionCase
   const labels = Array.isArray(extra.referenceLabels) ? extra.referenceLabels.filter(isRec) : [];
   const ww = labels.find((l) => l.source === "who_and_when");
   const stepIdx = ww && typeof ww.nodeId === "string" ? steps.findIndex((s) => s.nodeId === ww.nodeId) : -1;
-  const task = isRec(bundle.task) ? bundle.task : {};
-  const ref = isRec(task.reference) ? task.reference : {};
+  const task: Rec = isRec(bundle.task) ? bundle.task : {};
+  const ref: Rec = isRec(task.reference) ? task.reference : {};
   const gt = ref.ground_truth;
   return {
     caseId: bundle.id,

@@ -35,7 +35,7 @@ describe.skipIf(!existsSync(ROOT))("Who&When, all 184 files", () => {
       const step = Number(raw.mistake_step);
       const label = r.cases[0].referenceLabels[0];
       expect(label.nodeId).toBe(`msg_${String(step).padStart(4, "0")}`);
-      expect(r.cases[0].bundle.order.indexOf(label.nodeId!)).toBe(step);
+      expect(r.cases[0].bundle.order!.indexOf(label.nodeId!)).toBe(step);
       expect(label.agent).toBe(raw.mistake_agent);
     }
   });
@@ -48,11 +48,11 @@ describe.skipIf(!existsSync(ROOT))("Who&When, all 184 files", () => {
   });
 
   test("exactly 5 files where the step's agent disagrees with mistake_agent: warned, not rejected", () => {
-    const inconsistent = imported.filter((x) => x.r.cases[0].source.notes.some((n) => n.startsWith("annotation inconsistency"))).map((x) => `${x.subset}/${x.f}`);
+    const inconsistent = imported.filter((x) => x.r.cases[0].source.notes!.some((n) => n.startsWith("annotation inconsistency"))).map((x) => `${x.subset}/${x.f}`);
     expect(inconsistent.sort()).toEqual(["Algorithm-Generated/14.json", "Algorithm-Generated/15.json", "Algorithm-Generated/59.json", "Hand-Crafted/22.json", "Hand-Crafted/49.json"]);
     for (const x of imported.filter((y) => inconsistent.includes(`${y.subset}/${y.f}`))) expect(x.r.cases[0].referenceLabels[0].extra!.agentMatchesStep).toBe(false);
     // Hand-Crafted 20.json: mistake_agent WebSurfer, step 3 is "Orchestrator (-> WebSurfer)": the addressee, noted
     const hc20 = imported.find((x) => x.subset === "Hand-Crafted" && x.f === "20.json")!;
-    expect(hc20.r.cases[0].source.notes).toContain('mistake_agent "WebSurfer" is the addressee of history[3] (role "Orchestrator (-> WebSurfer)"), not its author');
+    expect(hc20.r.cases[0].source.notes!).toContain('mistake_agent "WebSurfer" is the addressee of history[3] (role "Orchestrator (-> WebSurfer)"), not its author');
   });
 });

@@ -28,7 +28,7 @@ export interface StudyPlanItem {
 
 /** The plan for the given attributors: "with" and "without" for the paper's LLM methods, "n/a" otherwise. */
 export function planFor(names: readonly AttributorName[], settings: readonly ("with" | "without")[] = ["with", "without"]): StudyPlanItem[] {
-  return names.flatMap((a) => (ATTRIBUTORS[a].groundTruthVariants ? settings.map((g) => ({ attributor: a, groundTruth: g })) : [{ attributor: a, groundTruth: "n/a" as const }]));
+  return names.flatMap((a): StudyPlanItem[] => (ATTRIBUTORS[a].groundTruthVariants ? settings.map((g) => ({ attributor: a, groundTruth: g })) : [{ attributor: a, groundTruth: "n/a" }]));
 }
 
 export interface RunStudyOptions {

@@ -33,7 +33,7 @@ export function loadAttributionCases(paths: readonly string[]): { cases: Attribu
         skipped.push({ file: f, message: `not a Who&When record (dataset ${c.source.dataset})` });
         continue;
       }
-      for (const n of c.source.notes) if (n.startsWith("annotation inconsistency")) warnings.push({ file: f, message: n });
+      for (const n of c.source.notes ?? []) if (n.startsWith("annotation inconsistency")) warnings.push({ file: f, message: n });
       cases.push(attributionCaseFromBundle(c.bundle));
     }
   }
