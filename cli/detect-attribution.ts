@@ -115,3 +115,48 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
     },
   };
 }
+
+export const ANNOTATE_USAGE = "symtrace detect --annotate [--case <bundleId>...] [--limit N] [--upstream <url>] [--model M]";
+
+/**
+ * `detect --annotate`: the LLM annotator over the database's Who&When cases; each answer is
+ * stored as the machine account's annotation (lib/services/attribution/annotate.ts). Prints
+ * {rater, annotated, failed, calls, httpCalls, tokens, droppedQuotes}; exit 1 without an endpoint.
+ */
+export async function annotateCommand(argv: string[]): Promise<Result> {
+  const cases: string[] = [];
+  const v: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const x = argv[i + 1];
+    if (!["--case", "--limit", "--upstream", "--model"].includes(a)) return fail(2, `unexpected ${a}; usage: ${ANNOTATE_USAGE}`);
+    if (x === undefined || x.startsWith("--")) return fail(2, `${a} needs a value; usage: ${ANNOTATE_USAGE}`);
+    if (a === "--case") cases.push(x);
+    else v[a] = x;
+    i++;
+  }
+  if (v["--limit"] !== undefined && !/^\d+$/.test(v["--limit"])) return fail(2, `--limit must be a non-negative integer, got ${JSON.stringify(v["--limit"])}`);
+  const { attributionLlmSettings, createAttributionLlm } = await import("../lib/services/attribution/llm");
+  let s;
+  try {
+    s = attributionLlmSettings();
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  }
+  const upstream = v["--upstream"] ?? s.upstream;
+  const model = v["--model"] ?? s.model;
+  if (!upstream || !model) return fail(1, "the LLM annotator needs an endpoint: set SYMTRACE_ATTRIBUTION_UPSTREAM and SYMTRACE_ATTRIBUTION_MODEL (or --upstream and --model)");
+  const { openDb } = await import("../lib/db");
+  const { migrate } = await import("../lib/db/migrate");
+  const { annotateWithLlm } = await import("../lib/services/attribution/annotate");
+  const handle = openDb();
+  await migrate(handle.url);
+  try {
+    const run = await annotateWithLlm(handle.db, createAttributionLlm({ upstream, model, apiKey: s.apiKey, cacheDir: s.cacheDir }), { caseIds: cases.length ? cases : undefined, limit: v["--limit"] ? Number(v["--limit"]) : undefined });
+    return { code: 0, output: run };
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  } finally {
+    await handle.db.$disconnect();
+  }
+}
