@@ -11,7 +11,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { attributionCommand } from "../../../cli/detect-attribution";
 import { agentMatches, TOLERANCES, type TableRow } from "../../attribution";
-import { messageText, startScriptedOpenAI, type ScriptedOpenAI } from "../../testing/scripted-openai";
+import { scriptedAttributionReply } from "../../testing/scripted-attribution";
+import { startScriptedOpenAI, type ScriptedOpenAI } from "../../testing/scripted-openai";
 
 const ROOT = path.resolve(__dirname, "../../../../shared/datasets/who_and_when_full");
 type Raw = { history: Array<{ role: string; name?: string; content: string }>; mistake_step: string; mistake_agent: string };
@@ -22,15 +23,7 @@ const raws = (["Hand-Crafted", "Algorithm-Generated"] as const).flatMap((subset)
 );
 const who = (subset: string, m: { role: string; name?: string }) => (subset === "Hand-Crafted" ? m.role : (m.name ?? m.role));
 
-/** The script: All-at-Once names step 1 and its author; Step-by-Step says Yes at step 2; Binary Search always "upper half"; the judge rejects everything. */
-function respond(req: { messages: Array<{ role: string; content?: unknown }> }) {
-  const system = messageText(req.messages[0] as never);
-  const user = messageText(req.messages[1] as never);
-  if (system.startsWith("You analyse")) return { content: `Agent Name: ${/^Step 1 - (.+?): /m.exec(user)![1]}\nStep Number: 1\nReason: scripted` };
-  if (system.startsWith("You judge")) return { content: user.includes("The current step is step 2,") ? "1. Yes\n2. Reason: scripted" : "1. No\n2. Reason: scripted" };
-  if (system.startsWith("You locate")) return { content: "upper half" };
-  return { content: '{"confirmed": [], "confidence": 0, "rationale": "scripted"}' };
-}
+const respond = scriptedAttributionReply;
 
 let server: ScriptedOpenAI;
 let dir: string;
