@@ -6,26 +6,45 @@
  * binary-search; default all, or only the non-LLM ones when no endpoint is configured),
  * --ground-truth with|without|both (default both), --run-dir D (default data/attribution/<model>),
  * --max-calls N, --max-tokens N (budget of HTTP calls/tokens of this run), --concurrency N
- * (default 4), --seed S (default 20260512), --csv <file>, --upstream <url> / --model M (else
+ * (default 4), --seed S (default 20260512), --csv <file>, --background (run detached, return at
+ * once with the run directory and pid), --upstream <url> / --model M (else
  * SYMTRACE_ATTRIBUTION_UPSTREAM / _MODEL, falling back to SYMTRACE_JUDGE_*).
  *
  * Prints one JSON object {source:"attribution", endpoint, cases, rows, text, jobs, spent, …};
  * exit 0, 1 on bad input or no endpoint for an LLM method, 2 on bad usage, 3 when the budget
  * stopped the run (rerun with a larger budget to resume).
  */
-import { existsSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ATTRIBUTOR_NAMES, ATTRIBUTORS, tableCsv, type AttributorName } from "../lib/attribution";
 import type { Result } from "./detect";
 
 export const ATTRIBUTION_USAGE =
-  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--upstream <url>] [--model M]";
+  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M]";
 
 const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
 const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run-dir", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model"]);
 
+/**
+ * `--background`: the same command in a detached child process (its JSON output and stderr go to
+ * `<run-dir>/output.json` / `stderr.log`); returns at once with the run directory and pid. Progress
+ * is the run directory's persisted jobs (the page /experiments/attribution?run=<name>).
+ */
+function startInBackground(argv: string[], runDir: string): Result {
+  mkdirSync(runDir, { recursive: true });
+  const out = openSync(path.join(runDir, "output.json"), "w");
+  const err = openSync(path.join(runDir, "stderr.log"), "w");
+  const cli = path.resolve(import.meta.dirname, "symtrace.ts");
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", cli, "detect", "--eval", "--attribution", ...argv, "--run-dir", runDir], { detached: true, stdio: ["ignore", out, err], env: process.env });
+  child.unref();
+  return { code: 0, output: { source: "attribution", background: true, pid: child.pid ?? null, runDir, output: path.join(runDir, "output.json"), stderr: path.join(runDir, "stderr.log") } };
+}
+
 /** Arguments after `detect --eval --attribution`. */
 export async function attributionCommand(argv: string[]): Promise<Result> {
+  const background = argv.includes("--background");
+  if (background) argv = argv.filter((a) => a !== "--background");
   const dirs: string[] = [];
   const v: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -76,6 +95,10 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
   if (!loaded.cases.length) return fail(1, `no Who&When record under ${dirs.join(", ")}`, "--dir");
   const plan = planFor(methods, gt === "both" ? ["with", "without"] : [gt as "with" | "without"]);
   const runDir = path.resolve(v["--run-dir"] ?? path.join("data/attribution", (endpoint?.model ?? "baselines").replace(/[^A-Za-z0-9._-]+/g, "_")));
+  if (background) {
+    const i = argv.indexOf("--run-dir");
+    return startInBackground(i >= 0 ? [...argv.slice(0, i), ...argv.slice(i + 2)] : argv, runDir);
+  }
   const llm = endpoint ? createAttributionLlm({ ...endpoint, apiKey: settings.apiKey, cacheDir: settings.cacheDir }) : null;
   let report;
   try {

@@ -21,7 +21,7 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
     <div className="flex flex-col gap-4">
       <h1 className="text-xl font-semibold">Failure attribution (Who&amp;When)</h1>
       <p className="text-sm text-slate-600">
-        Which agent, which step (Zhang et al., ICML 2025). Run or resume with <code className="rounded bg-slate-100 px-1">npm run symtrace -- detect --eval --attribution --dir ../shared/datasets/who_and_when_full</code>; published figures: Table 1 of the
+        Which agent, which step (Zhang et al., ICML 2025). Run or resume with <code className="rounded bg-slate-100 px-1">npm run symtrace -- detect --eval --attribution --dir ../shared/datasets/who_and_when_full --background</code>; published figures: Table 1 of the
         paper (GPT-4o, with ground truth); {LATER_BEST}.
       </p>
       {runs.length ? (
@@ -39,6 +39,9 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
             <span>run {t.name}</span>
             <span>model {String(t.about?.model ?? "none (baselines only)")}</span>
             <span>seed {String(t.about?.seed ?? "—")}</span>
+            <span data-testid="attribution-progress">
+              {t.progress.finished} of {t.progress.total ?? "?"} jobs finished{t.progress.failed ? `, ${t.progress.failed} failed (retried on rerun)` : ""}
+            </span>
             <a className="text-blue-700 underline" href={`/api/experiments/attribution?run=${encodeURIComponent(t.name)}&format=csv`}>
               Download CSV (attribution table)
             </a>

@@ -24,7 +24,7 @@ export function listAttributionRuns(base = attributionBaseDir()): string[] {
  * The table of one run.
  * @returns null when `name` is not a run of `base` (bad name, no such folder)
  */
-export function attributionRunTable(name: string, base = attributionBaseDir()): { name: string; about: Record<string, unknown> | null; rows: TableRow[] } | null {
+export function attributionRunTable(name: string, base = attributionBaseDir()): { name: string; about: Record<string, unknown> | null; rows: TableRow[]; progress: { finished: number; failed: number; total: number | null } } | null {
   if (!NAME.test(name) || !listAttributionRuns(base).includes(name)) return null;
   return { name, ...studyTable(path.join(base, name)) };
 }

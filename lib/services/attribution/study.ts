@@ -63,10 +63,11 @@ export async function runAttributionStudy(o: RunStudyOptions): Promise<StudyRepo
 }
 
 /** The table of a run directory as persisted (the page), rows in the study's plan order. */
-export function studyTable(runDir: string): { about: Record<string, unknown> | null; rows: TableRow[] } {
+export function studyTable(runDir: string): { about: Record<string, unknown> | null; rows: TableRow[]; progress: { finished: number; failed: number; total: number | null } } {
   const { about, results } = readStudy(runDir);
   const plan = Array.isArray(about?.plan) ? (about.plan as StudyPlanItem[]) : [];
-  return { about, rows: buildTable(orderByPlan(results, plan)) };
+  const total = typeof about?.cases === "number" ? plan.length * about.cases : null;
+  return { about, rows: buildTable(orderByPlan(results, plan)), progress: { finished: results.filter((r) => r.status === "done").length, failed: results.filter((r) => r.status === "error").length, total } };
 }
 
 export { planFor };
