@@ -8,14 +8,14 @@ import path from "node:path";
 import type { TableRow } from "../../attribution";
 import { studyTable } from "./study";
 
-export const attributionBaseDir = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.SYMTRACE_ATTRIBUTION_DIR || "data/attribution");
+export const attributionBaseDir = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.SYMTRACE_ATTRIBUTION_DIR || path.join(/*turbopackIgnore: true*/ process.cwd(), "data/attribution"));
 const NAME = /^[A-Za-z0-9._-]{1,200}$/;
 
 /** Run names (subfolders with a study.json), sorted. */
 export function listAttributionRuns(base = attributionBaseDir()): string[] {
-  if (!existsSync(base)) return [];
-  return readdirSync(base, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && NAME.test(d.name) && existsSync(path.join(base, d.name, "study.json")))
+  if (!existsSync(/*turbopackIgnore: true*/ base)) return [];
+  return readdirSync(/*turbopackIgnore: true*/ base, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && NAME.test(d.name) && existsSync(path.join(/*turbopackIgnore: true*/ base, d.name, "study.json")))
     .map((d) => d.name)
     .sort();
 }
@@ -26,5 +26,5 @@ export function listAttributionRuns(base = attributionBaseDir()): string[] {
  */
 export function attributionRunTable(name: string, base = attributionBaseDir()): { name: string; about: Record<string, unknown> | null; rows: TableRow[]; progress: { finished: number; failed: number; total: number | null } } | null {
   if (!NAME.test(name) || !listAttributionRuns(base).includes(name)) return null;
-  return { name, ...studyTable(path.join(base, name)) };
+  return { name, ...studyTable(path.join(/*turbopackIgnore: true*/ base, name)) };
 }
