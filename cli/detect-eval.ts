@@ -12,6 +12,10 @@ const fail = (code: number, message: string, p = "$"): Result => ({ code, output
 
 /** Arguments after `detect --eval`. */
 export async function evalCommand(argv: string[]): Promise<Result> {
+  if (argv[0] === "--attribution") {
+    const { attributionCommand } = await import("./detect-attribution");
+    return attributionCommand(argv.slice(1));
+  }
   const args = argv.slice();
   let dataset: string | undefined;
   let seed: number | undefined;

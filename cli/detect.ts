@@ -88,6 +88,10 @@ async function bundleFromDb(id: string): Promise<{ bundle: ReplayBundle } | { er
 /** `detect <bundle-file|caseId|bundleId> [--judge]` (arguments after the command name). */
 export async function detectCommand(argv: string[]): Promise<Result> {
   const args = argv.slice();
+  if (args[0] === "--annotate") {
+    const { annotateCommand } = await import("./detect-attribution");
+    return annotateCommand(args.slice(1));
+  }
   if (args.includes("--eval")) {
     const { evalCommand } = await import("./detect-eval");
     return evalCommand(args.filter((a) => a !== "--eval"));

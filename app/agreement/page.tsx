@@ -6,6 +6,8 @@ import { requireViewer } from "@/lib/session";
 import { CaseFilters } from "@/components/trace/case-filters";
 import { KappaChart } from "@/components/agreement/category-chart";
 import { bootstrapIntervalShown, sampleSizeWarnings, variableRows } from "@/lib/agreement";
+import { MachineAgreement } from "@/components/agreement/machine-agreement";
+import { humanMachineFromDb } from "@/lib/services/agreement-machine";
 import { DisagreementList, MadTable, PatternTable, PerAnnotator, ReliabilityTable, SampleSizeNotes, TableCsvLink } from "@/components/agreement/tables";
 
 export const dynamic = "force-dynamic";
@@ -28,6 +30,7 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
   const date = (v: unknown) => (typeof v === "string" && /^\d{4}-\d{2}-\d{2}$/.test(v) ? v : undefined);
   const filter = { dataset: q.dataset, mas: q.mas, benchmark: q.benchmark, from: date(sp.from), to: date(sp.to) };
   const [report, mad, dis, facets] = await Promise.all([agreementFromDb(db, filter), madAgreementFromDb(db), disagreementFromDb(db, filter), listCaseFacets(db)]);
+  const machine = await humanMachineFromDb(db, filter);
   const qs = new URLSearchParams(Object.entries(filter).filter(([, v]) => v) as Array<[string, string]>).toString();
   const warnings = report.ok ? sampleSizeWarnings({ cases: report.cases, pairs: report.cohen.primaryCategory, vsFinal: dis.perAnnotator }) : [];
   const warn = (scope: string) => warnings.filter((w) => w.scope === scope);
@@ -82,6 +85,10 @@ export default async function AgreementPage({ searchParams }: { searchParams: Pr
           </section>
         </>
       ) : null}
+      <section className="rounded border border-slate-200 bg-white p-4" data-testid="human-machine">
+        <h2 className="mb-2 font-semibold">Humans vs the LLM annotator (machine rater, never one of the three)</h2>
+        <MachineAgreement raters={machine} />
+      </section>
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-2 flex items-baseline gap-3 font-semibold">
           Most disagreement <TableCsvLink table="disagreement" qs={qs} />

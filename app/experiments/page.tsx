@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import Link from "next/link";
 import { getDb, listExperiments } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
 import { ExperimentList } from "@/components/experiments/experiment-list";
@@ -28,6 +29,12 @@ export default async function ExperimentsPage() {
       <p className="text-sm text-slate-600">
         Repair methods compared over the same failed cases under the same budget (seeds/000 §5). Start one with{" "}
         <code className="rounded bg-slate-100 px-1">npm run symtrace -- experiment run …</code>; a finished experiment never changes.
+      </p>
+      <p className="text-sm">
+        <Link className="text-blue-700 underline" href="/experiments/attribution">
+          Failure attribution on Who&amp;When
+        </Link>{" "}
+        — which agent and step caused a failure: the Who&amp;When paper&apos;s attributors and the detector, per subset.
       </p>
       <section className="rounded border border-slate-200 bg-white p-4">
         <ExperimentList rows={rows} />

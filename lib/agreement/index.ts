@@ -36,3 +36,5 @@ export { MIN_CASES_FOR_CI, MIN_CASES_FOR_PAIR, MIN_CASES_FOR_STABLE_CI, bootstra
 export type { SampleSizeWarning } from "./sample-size";
 export { AGREEMENT_TABLES, agreementTable, csvCell, tableToCsv, variableRows } from "./export-tables";
 export type { AgreementTable, AgreementTableInputs, TableRows } from "./export-tables";
+export { humanMachineAgreement } from "./machine";
+export type { HumanMachineAgreement, HumanMachineCase, RatedAnnotation } from "./machine";

@@ -339,7 +339,13 @@ export function importWhoWhen(text: string, opts: ImportWhoWhenOptions): ImportF
       stepRole = hc ? sm.role : (sm.name ?? sm.role);
       if (mistakeAgent !== null) {
         agentMatchesStep = agentMatches(mistakeAgent, sm);
-        if (agentMatchesStep) {
+        if (!agentMatchesStep && hc && sm.delegateTo === mistakeAgent) {
+          // "Orchestrator (-> WebSurfer)" names WebSurfer in its role: the label blames the agent the
+          // step instructs (Hand-Crafted 20.json). SOURCE.md counts this as agreeing (5 disagreements, not 6).
+          agentMatchesStep = true;
+          matchedRole = stepRole;
+          notes.push(`mistake_agent "${mistakeAgent}" is the addressee of history[${step}] (role "${stepRole}"), not its author`);
+        } else if (agentMatchesStep) {
           matchedRole = stepRole;
           if (mistakeAgent !== stepRole) {
             notes.push(`mistake_agent "${mistakeAgent}" matched role "${stepRole}" of history[${step}] by prefix`);

@@ -16,7 +16,7 @@ export interface AgreementFilter {
 }
 
 /** Bundle ids allowed by the filter, or null when the filter allows every case. */
-async function allowedBundleIds(db: Db, f: AgreementFilter): Promise<Set<string> | null> {
+export async function allowedBundleIds(db: Db, f: AgreementFilter): Promise<Set<string> | null> {
   let ids: Set<string> | null = null;
   if (f.dataset || f.mas || f.benchmark) {
     const { cases } = await listCases(db, { dataset: f.dataset, mas: f.mas, benchmark: f.benchmark, take: 1_000_000 });

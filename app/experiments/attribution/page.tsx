@@ -1,0 +1,56 @@
+import type { Metadata } from "next";
+import { AttributionTable } from "@/components/attribution/attribution-table";
+import { LATER_BEST } from "@/lib/attribution";
+import { attributionRunTable, listAttributionRuns } from "@/lib/services/attribution/runs";
+import { requireViewer } from "@/lib/session";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Failure attribution" };
+
+/**
+ * Failure attribution on Who&When (issue 24): the table of one run of `symtrace detect --eval
+ * --attribution` (?run=<name>, default the first), read from its persisted jobs. Researchers and admins.
+ */
+export default async function AttributionPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
+  await requireViewer("researcher", "admin");
+  const sp = await searchParams;
+  const runs = listAttributionRuns();
+  const name = typeof sp.run === "string" ? sp.run : runs[0];
+  const t = name ? attributionRunTable(name) : null;
+  return (
+    <div className="flex flex-col gap-4">
+      <h1 className="text-xl font-semibold">Failure attribution (Who&amp;When)</h1>
+      <p className="text-sm text-slate-600">
+        Which agent, which step (Zhang et al., ICML 2025). Run or resume with <code className="rounded bg-slate-100 px-1">npm run symtrace -- detect --eval --attribution --dir ../shared/datasets/who_and_when_full --background</code>; published figures: Table 1 of the
+        paper (GPT-4o, with ground truth); {LATER_BEST}.
+      </p>
+      {runs.length ? (
+        <nav className="flex flex-wrap gap-2 text-sm">
+          {runs.map((r) => (
+            <a key={r} href={`/experiments/attribution?run=${encodeURIComponent(r)}`} className={r === name ? "font-semibold" : "text-blue-700 underline"}>
+              {r}
+            </a>
+          ))}
+        </nav>
+      ) : null}
+      {t ? (
+        <section className="rounded border border-slate-200 bg-white p-4">
+          <p className="mb-2 flex flex-wrap gap-3 text-xs text-slate-500">
+            <span>run {t.name}</span>
+            <span>model {String(t.about?.model ?? "none (baselines only)")}</span>
+            <span>seed {String(t.about?.seed ?? "—")}</span>
+            <span data-testid="attribution-progress">
+              {t.progress.finished} of {t.progress.total ?? "?"} jobs finished{t.progress.failed ? `, ${t.progress.failed} failed (retried on rerun)` : ""}
+            </span>
+            <a className="text-blue-700 underline" href={`/api/experiments/attribution?run=${encodeURIComponent(t.name)}&format=csv`}>
+              Download CSV (attribution table)
+            </a>
+          </p>
+          <AttributionTable rows={t.rows} />
+        </section>
+      ) : (
+        <p className="text-sm text-slate-600">{name ? `No attribution run named "${name}".` : "No attribution run yet."}</p>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,185 @@
+/**
+ * `symtrace detect --eval --attribution --dir <file-or-dir>... [options]`: the failure-attribution
+ * benchmark on Who&When (issue 24; lib/attribution, lib/services/attribution). Thin.
+ *
+ * Options: --methods a,b,… (random, last, rules, rules+judge, all-at-once, step-by-step,
+ * binary-search; default all, or only the non-LLM ones when no endpoint is configured),
+ * --ground-truth with|without|both (default both), --run-dir D (default data/attribution/<model>),
+ * --max-calls N, --max-tokens N (budget of HTTP calls/tokens of this run), --concurrency N
+ * (default 4), --seed S (default 20260512), --csv <file>, --background (run detached, return at
+ * once with the run directory and pid), --upstream <url> / --model M (else
+ * SYMTRACE_ATTRIBUTION_UPSTREAM / _MODEL, falling back to SYMTRACE_JUDGE_*).
+ *
+ * Prints one JSON object {source:"attribution", endpoint, cases, rows, text, jobs, spent, …};
+ * exit 0, 1 on bad input or no endpoint for an LLM method, 2 on bad usage, 3 when the budget
+ * stopped the run (rerun with a larger budget to resume).
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { ATTRIBUTOR_NAMES, ATTRIBUTORS, tableCsv, type AttributorName } from "../lib/attribution";
+import type { Result } from "./detect";
+
+export const ATTRIBUTION_USAGE =
+  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M]";
+
+const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
+const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run-dir", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model"]);
+
+/**
+ * `--background`: the same command in a detached child process (its JSON output and stderr go to
+ * `<run-dir>/output.json` / `stderr.log`); returns at once with the run directory and pid. Progress
+ * is the run directory's persisted jobs (the page /experiments/attribution?run=<name>).
+ */
+function startInBackground(argv: string[], runDir: string): Result {
+  mkdirSync(runDir, { recursive: true });
+  const out = openSync(path.join(runDir, "output.json"), "w");
+  const err = openSync(path.join(runDir, "stderr.log"), "w");
+  const cli = path.resolve(import.meta.dirname, "symtrace.ts");
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", cli, "detect", "--eval", "--attribution", ...argv, "--run-dir", runDir], { detached: true, stdio: ["ignore", out, err], env: process.env });
+  child.unref();
+  return { code: 0, output: { source: "attribution", background: true, pid: child.pid ?? null, runDir, output: path.join(runDir, "output.json"), stderr: path.join(runDir, "stderr.log") } };
+}
+
+/** Arguments after `detect --eval --attribution`. */
+export async function attributionCommand(argv: string[]): Promise<Result> {
+  const background = argv.includes("--background");
+  if (background) argv = argv.filter((a) => a !== "--background");
+  const dirs: string[] = [];
+  const v: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!VALUED.has(a)) return fail(2, `unexpected ${a}; usage: ${ATTRIBUTION_USAGE}`);
+    const x = argv[i + 1];
+    if (x === undefined || x.startsWith("--")) return fail(2, `${a} needs a value; usage: ${ATTRIBUTION_USAGE}`);
+    if (a === "--dir") dirs.push(x);
+    else v[a] = x;
+    i++;
+  }
+  if (!dirs.length) return fail(2, `--dir is required; usage: ${ATTRIBUTION_USAGE}`);
+  const missing = dirs.find((d) => !existsSync(d));
+  if (missing) return fail(1, `no such file or directory: ${missing}`, "--dir");
+  const int = (k: string): number | null | Result => {
+    if (v[k] === undefined) return null;
+    return /^\d+$/.test(v[k]) ? Number(v[k]) : fail(2, `${k} must be a non-negative integer, got ${JSON.stringify(v[k])}`);
+  };
+  const nums: Record<string, number | null> = {};
+  for (const k of ["--max-calls", "--max-tokens", "--concurrency", "--seed"]) {
+    const n = int(k);
+    if (n !== null && typeof n === "object") return n;
+    nums[k] = n;
+  }
+  const gt = v["--ground-truth"] ?? "both";
+  if (!["with", "without", "both"].includes(gt)) return fail(2, `--ground-truth must be with, without or both, got ${JSON.stringify(gt)}`);
+  const { attributionLlmSettings, createAttributionLlm } = await import("../lib/services/attribution/llm");
+  let settings;
+  try {
+    settings = attributionLlmSettings();
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  }
+  const upstream = v["--upstream"] ?? settings.upstream;
+  const model = v["--model"] ?? settings.model;
+  const endpoint = upstream && model ? { upstream, model } : null;
+  let methods: AttributorName[];
+  if (v["--methods"]) {
+    const names = v["--methods"].split(",").map((s) => s.trim()).filter(Boolean);
+    const bad = names.find((n) => !(ATTRIBUTOR_NAMES as readonly string[]).includes(n));
+    if (bad) return fail(2, `unknown attributor ${JSON.stringify(bad)}; attributors: ${ATTRIBUTOR_NAMES.join(", ")}`, "--methods");
+    methods = names as AttributorName[];
+  } else methods = ATTRIBUTOR_NAMES.filter((n) => endpoint || !ATTRIBUTORS[n].usesLlm);
+  const needs = methods.filter((n) => ATTRIBUTORS[n].usesLlm);
+  if (needs.length && !endpoint) return fail(1, `${needs.join(", ")} need an endpoint: set SYMTRACE_ATTRIBUTION_UPSTREAM and SYMTRACE_ATTRIBUTION_MODEL (or --upstream and --model)`);
+  const { loadAttributionCases, planFor, runAttributionStudy } = await import("../lib/services/attribution/study");
+  const loaded = loadAttributionCases(dirs);
+  if (!loaded.cases.length) return fail(1, `no Who&When record under ${dirs.join(", ")}`, "--dir");
+  const plan = planFor(methods, gt === "both" ? ["with", "without"] : [gt as "with" | "without"]);
+  const runDir = path.resolve(v["--run-dir"] ?? path.join("data/attribution", (endpoint?.model ?? "baselines").replace(/[^A-Za-z0-9._-]+/g, "_")));
+  if (background) {
+    const i = argv.indexOf("--run-dir");
+    return startInBackground(i >= 0 ? [...argv.slice(0, i), ...argv.slice(i + 2)] : argv, runDir);
+  }
+  const llm = endpoint ? createAttributionLlm({ ...endpoint, apiKey: settings.apiKey, cacheDir: settings.cacheDir }) : null;
+  let report;
+  try {
+    report = await runAttributionStudy({
+      cases: loaded.cases,
+      plan,
+      llm,
+      runDir,
+      seed: nums["--seed"] ?? 20260512,
+      budget: { maxCalls: nums["--max-calls"], maxTokens: nums["--max-tokens"] },
+      concurrency: nums["--concurrency"] ?? 4,
+      about: { upstream: endpoint?.upstream ?? null, dirs },
+    });
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  }
+  const csv = v["--csv"] ? path.resolve(v["--csv"]) : null;
+  if (csv) writeFileSync(csv, tableCsv(report.rows));
+  const bySubset = (s: string) => loaded.cases.filter((c) => c.subset === s).length;
+  return {
+    code: report.budgetStopped ? 3 : 0,
+    output: {
+      source: "attribution",
+      endpoint: endpoint ? { upstream: endpoint.upstream, model: endpoint.model } : null,
+      cases: { "Hand-Crafted": bySubset("Hand-Crafted"), "Algorithm-Generated": bySubset("Algorithm-Generated") },
+      runDir,
+      csv,
+      jobs: report.jobs,
+      spent: report.spent,
+      cache: llm ? llm.stats : null,
+      budgetStopped: report.budgetStopped,
+      rows: report.rows,
+      text: report.text,
+      note: report.note,
+      labelWarnings: loaded.warnings,
+      skipped: loaded.skipped,
+    },
+  };
+}
+
+export const ANNOTATE_USAGE = "symtrace detect --annotate [--case <bundleId>...] [--limit N] [--upstream <url>] [--model M]";
+
+/**
+ * `detect --annotate`: the LLM annotator over the database's Who&When cases; each answer is
+ * stored as the machine account's annotation (lib/services/attribution/annotate.ts). Prints
+ * {rater, annotated, failed, calls, httpCalls, tokens, droppedQuotes}; exit 1 without an endpoint.
+ */
+export async function annotateCommand(argv: string[]): Promise<Result> {
+  const cases: string[] = [];
+  const v: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const x = argv[i + 1];
+    if (!["--case", "--limit", "--upstream", "--model"].includes(a)) return fail(2, `unexpected ${a}; usage: ${ANNOTATE_USAGE}`);
+    if (x === undefined || x.startsWith("--")) return fail(2, `${a} needs a value; usage: ${ANNOTATE_USAGE}`);
+    if (a === "--case") cases.push(x);
+    else v[a] = x;
+    i++;
+  }
+  if (v["--limit"] !== undefined && !/^\d+$/.test(v["--limit"])) return fail(2, `--limit must be a non-negative integer, got ${JSON.stringify(v["--limit"])}`);
+  const { attributionLlmSettings, createAttributionLlm } = await import("../lib/services/attribution/llm");
+  let s;
+  try {
+    s = attributionLlmSettings();
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  }
+  const upstream = v["--upstream"] ?? s.upstream;
+  const model = v["--model"] ?? s.model;
+  if (!upstream || !model) return fail(1, "the LLM annotator needs an endpoint: set SYMTRACE_ATTRIBUTION_UPSTREAM and SYMTRACE_ATTRIBUTION_MODEL (or --upstream and --model)");
+  const { openDb } = await import("../lib/db");
+  const { migrate } = await import("../lib/db/migrate");
+  const { annotateWithLlm } = await import("../lib/services/attribution/annotate");
+  const handle = openDb();
+  await migrate(handle.url);
+  try {
+    const run = await annotateWithLlm(handle.db, createAttributionLlm({ upstream, model, apiKey: s.apiKey, cacheDir: s.cacheDir }), { caseIds: cases.length ? cases : undefined, limit: v["--limit"] ? Number(v["--limit"]) : undefined });
+    return { code: 0, output: run };
+  } catch (e) {
+    return fail(1, (e as Error).message);
+  } finally {
+    await handle.db.$disconnect();
+  }
+}

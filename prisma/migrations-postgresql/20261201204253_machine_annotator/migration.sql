@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "user" ADD COLUMN     "kind" TEXT NOT NULL DEFAULT 'human';
