@@ -39,7 +39,22 @@ const config = [
         {
           patterns: [
             { group: ["@/lib/db", "@/lib/db/*", "**/lib/db", "**/lib/db/*", "@prisma/*"], message: "components receive props or call server actions; only server files import lib/db" },
-            // types only (erased at build) may come from services; values come from pure cores or props
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // ...and take values from pure cores or props, not from services (server code); types only
+    // (erased at build) may come from services. Tests of components may drive services.
+    files: ["components/**"],
+    ignores: ["components/**/*.test.tsx", "components/**/*.test.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["@/lib/db", "@/lib/db/*", "**/lib/db", "**/lib/db/*", "@prisma/*"], message: "components receive props or call server actions; only server files import lib/db" },
             { group: ["@/lib/services/*", "**/lib/services/*"], allowTypeImports: true, message: "components call pure cores or receive props; services are server code" },
           ],
         },
