@@ -81,7 +81,8 @@ export async function graphLookup(db: Db, caseId: string, contentOf: string[] = 
  *   existing ones of the chosen annotators on these cases, let the annotator see the symptom
  *   layer before submitting; recorded on each annotation at submit.
  * @returns per case, who was newly assigned (ids)
- * @throws WorkflowError 403 (not an admin), 400 (perCase out of 1..10 or not the number chosen, an
+ * @throws WorkflowError 403 (not an admin), 404 (a case id that names no case; the message names
+ *   it), 400 (perCase out of 1..10 or not the number chosen, an
  *   id that is not an annotator, the adjudicator among the annotators, too few annotators) —
  *   checked before anything is written
  */
@@ -91,6 +92,13 @@ export async function assignCases(
   o: { caseIds: string[]; perCase?: number; annotatorIds?: string[]; adjudicatorId?: string | null; assisted?: boolean },
 ): Promise<Array<{ caseId: string; annotators: string[]; adjudicator: string | null }>> {
   if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can assign cases");
+  const asked = [...new Set(o.caseIds)];
+  const known = new Set((await db.case.findMany({ where: { id: { in: asked } }, select: { id: true } })).map((c) => c.id));
+  const unknown = asked.filter((id) => !known.has(id));
+  if (unknown.length) {
+    const named = unknown.map((id) => JSON.stringify(id)).join(", ");
+    throw new WorkflowError(404, `no case with id ${named}: nothing was assigned`, [{ field: "caseIds", message: `unknown case id ${named}` }]);
+  }
   const chosen = o.annotatorIds?.length ? [...new Set(o.annotatorIds)] : null;
   const perCase = o.perCase ?? chosen?.length ?? 3;
   if (perCase < 1 || perCase > 10) throw new WorkflowError(400, "perCase must be between 1 and 10", [{ field: "perCase", message: "between 1 and 10" }]);
