@@ -14,7 +14,6 @@ import {
   validateDraft,
   validateForSubmit,
   type AnnotationFields,
-  type CaseAccessState,
   type FieldError,
   type GraphLookup,
   type StrictTuple,
