@@ -180,11 +180,92 @@ export function caseForViewer<C extends { referenceLabels?: ReadonlyArray<LabelL
 /**
  * A case by bundle id as this viewer may see it: {@link caseForViewer} of lib/db
  * getCaseByBundleId under the viewer's {@link blindnessGate}, with the gate.
- * @returns null when no such case
+ * @returns null when no such case, or a derived case the viewer may not see ({@link isDerivedHiddenFrom})
  */
 export async function getCaseForViewer(db: Db, viewer: Viewer, o: { bundleId: string }) {
   const c = await getCaseByBundleId(db, o);
-  if (!c) return null;
+  if (!c || (await isDerivedHiddenFrom(db, viewer, c.id))) return null;
   const gate = await blindnessGate(db, viewer, { caseId: c.id });
   return { case: caseForViewer(c, gate), gate };
+}
+
+// ------------------------------------------------------------------ cases derived from another
+
+/**
+ * Cases derived from another case: a replay result (ReplayRun.resultCaseId, or a bundle with
+ * `parent.bundleId`), an experiment attempt's recording (ExperimentAttempt.bundleId) — their
+ * traces carry guidance written from the source's labels or final annotation ("Annotated failure
+ * category: C1 … target agent_action_0001"). Each maps to its root source (followed up to 20
+ * levels), so one rule covers replays of replays.
+ * @returns derived case id → root source case id
+ */
+export async function derivedCaseRoots(db: Db): Promise<Map<string, string>> {
+  const [withParent, attempts, runs] = await Promise.all([
+    db.case.findMany({ where: { parentBundleId: { not: null } }, select: { id: true, parentBundleId: true } }),
+    db.experimentAttempt.findMany({ where: { bundleId: { not: null } }, select: { bundleId: true, experimentCase: { select: { caseId: true } } } }),
+    db.replayRun.findMany({ where: { resultCaseId: { not: null } }, select: { resultCaseId: true, sourceCaseId: true } }),
+  ]);
+  const parentBundles = [...new Set([...withParent.map((c) => c.parentBundleId as string), ...attempts.map((a) => a.bundleId as string)])];
+  const idOf = new Map((await db.case.findMany({ where: { bundleId: { in: parentBundles } }, select: { id: true, bundleId: true } })).map((c) => [c.bundleId, c.id]));
+  const parent = new Map<string, string>();
+  for (const c of withParent) {
+    const p = idOf.get(c.parentBundleId as string);
+    if (p && p !== c.id) parent.set(c.id, p);
+  }
+  for (const a of attempts) {
+    const child = idOf.get(a.bundleId as string);
+    const src = a.experimentCase.caseId;
+    if (child && src && child !== src && !parent.has(child)) parent.set(child, src);
+  }
+  for (const r of runs) if (r.resultCaseId && r.resultCaseId !== r.sourceCaseId && !parent.has(r.resultCaseId)) parent.set(r.resultCaseId, r.sourceCaseId);
+  const roots = new Map<string, string>();
+  for (const id of parent.keys()) {
+    let at = id;
+    for (let i = 0; i < 20 && parent.has(at); i++) at = parent.get(at)!;
+    roots.set(id, at);
+  }
+  return roots;
+}
+
+/**
+ * The derived cases (see {@link derivedCaseRoots}) whose trace this viewer may not see: those
+ * whose root source the viewer is blind on (blindnessGate `references` false there — e.g. a
+ * plain annotator on every case they have not submitted). Researchers, adjudicators and admins
+ * lose only the derivatives of cases they are assigned to annotate and have not submitted.
+ * @returns case ids to leave out of lists and to refuse (404) on every case route
+ */
+export async function hiddenDerivedCaseIds(db: Db, viewer: Viewer): Promise<Set<string>> {
+  const roots = await derivedCaseRoots(db);
+  if (!roots.size) return new Set();
+  const privileged = viewer.roles.some((r) => r === "admin" || r === "researcher" || r === "adjudicator");
+  const [own, submitted] = await Promise.all([
+    db.assignment.findMany({ where: { userId: viewer.id, role: "annotator" }, select: { caseId: true } }),
+    db.annotation.findMany({ where: { userId: viewer.id, kind: "initial", status: "submitted" }, select: { caseId: true } }),
+  ]);
+  const done = new Set(submitted.map((a) => a.caseId));
+  const blindOn = (root: string) => (done.has(root) ? false : privileged ? own.some((a) => a.caseId === root) : true);
+  return new Set([...roots].filter(([, root]) => blindOn(root)).map(([id]) => id));
+}
+
+/**
+ * The database id of a case by bundle id, as a case route may serve it to this viewer: null when
+ * there is no such case or when it is a derived case the viewer may not see
+ * ({@link hiddenDerivedCaseIds}; answered like an unknown case, so its existence is not told).
+ */
+export async function findCaseIdFor(db: Db, viewer: Viewer, o: { bundleId: string }): Promise<string | null> {
+  const c = await db.case.findUnique({ where: { bundleId: o.bundleId }, select: { id: true } });
+  if (!c) return null;
+  return (await isDerivedHiddenFrom(db, viewer, c.id)) ? null : c.id;
+}
+
+/** Is this case a derived case the viewer may not see? ({@link hiddenDerivedCaseIds} for one case.) */
+export async function isDerivedHiddenFrom(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
+  const c = await db.case.findUnique({ where: { id: caseId }, select: { bundleId: true, parentBundleId: true } });
+  if (!c) return false;
+  const [attempt, run] = await Promise.all([
+    db.experimentAttempt.findFirst({ where: { bundleId: c.bundleId }, select: { id: true } }),
+    db.replayRun.findFirst({ where: { resultCaseId: caseId }, select: { id: true } }),
+  ]);
+  if (!c.parentBundleId && !attempt && !run) return false;
+  return (await hiddenDerivedCaseIds(db, viewer)).has(caseId);
 }
