@@ -33,7 +33,8 @@ import { freshTestDb } from "./test-db";
 import { importCase } from "./cases";
 import { assignCases, saveDraft, submitInitial } from "./annotations";
 import { upsertUser } from "./users";
-import { blindnessGate, caseForViewer, getCaseForViewer, isReferenceDerivedNote, REFERENCE_FIELDS } from "./visibility";
+import { blindnessGate, caseForViewer, findCaseIdFor, getCaseForViewer, hiddenDerivedCaseIds, isReferenceDerivedNote, REFERENCE_FIELDS } from "./visibility";
+import { listCases } from "./cases";
 import type { Db } from "./client";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
@@ -169,5 +170,38 @@ describe("the one gate (blindnessGate)", () => {
     expect((await blindnessGate(db, r, { caseId: ids[GOLD] })).references).toBe(true);
     await assignCases(db, admin, { caseIds: [ids[HC6]], annotatorIds: [a.id], assisted: true });
     expect(await blindnessGate(db, a, { caseId: ids[HC6] })).toMatchObject({ references: false, detector: true, assisted: true });
+  });
+});
+
+describe("derived cases (replays, experiment attempts) stay blind with their source", () => {
+  test("a replay of a gold case carrying label-derived guidance: hidden from a blind annotator (list, lookup, page), shown to a researcher and after the annotator submits on the source", async () => {
+    const src = await importBundleFile(read("fixtures/bundles/gold-c3.bundle.json"), { fileName: "gold-c3.bundle.json" }).cases[0];
+    const sourceId = (await importCase(db, src)).caseId;
+    const guidance = "Annotated failure category: C3 at target tool_result_0001";
+    const derived = { ...src.bundle, id: `${src.bundle.id}~replay-1`, parent: { bundleId: src.bundle.id, targetNodeId: "tool_result_0001", guidance, mode: "selective" } } as typeof src.bundle;
+    const derivedId = (await importCase(db, { bundle: derived })).caseId;
+    const admin = await user(["admin"]);
+    const [a, other, researcher] = [await user(["annotator"]), await user(["annotator"]), await user(["researcher"])];
+    await assignCases(db, admin, { caseIds: [sourceId], annotatorIds: [a.id] });
+
+    for (const v of [a, other]) {
+      expect((await hiddenDerivedCaseIds(db, v)).has(derivedId)).toBe(true);
+      expect(await findCaseIdFor(db, v, { bundleId: derived.id })).toBeNull();
+      expect(await getCaseForViewer(db, v, { bundleId: derived.id })).toBeNull();
+      const listed = await listCases(db, { take: 1000, exclude: await hiddenDerivedCaseIds(db, v) });
+      expect(listed.cases.map((c) => c.id)).not.toContain(derivedId);
+      expect(listed.cases.map((c) => c.id)).toContain(sourceId); // the source itself is listed (its labels are projected away)
+    }
+    expect(await findCaseIdFor(db, researcher, { bundleId: derived.id })).toBe(derivedId);
+    expect((await getCaseForViewer(db, researcher, { bundleId: derived.id }))!.case.header.parent).toMatchObject({ guidance });
+
+    const d = await saveDraft(db, a, { caseId: sourceId, kind: "initial", version: 0, fields: { categories: ["C3"], primary: "C3", nodeId: "tool_result_0001", nodeType: "tool_result", confidence: "high", rationale: "the refund page failed", evidence: [] } });
+    await submitInitial(db, a, { caseId: sourceId, version: d.version });
+    expect(await findCaseIdFor(db, a, { bundleId: derived.id })).toBe(derivedId);
+    expect(await findCaseIdFor(db, other, { bundleId: derived.id })).toBeNull(); // still blind: never submitted there
+    // a researcher assigned to annotate the source, not submitted: blind on its derivatives only
+    const ra = await user(["researcher", "annotator"]);
+    await assignCases(db, admin, { caseIds: [sourceId], annotatorIds: [ra.id] });
+    expect([...(await hiddenDerivedCaseIds(db, ra))]).toEqual([derivedId]);
   });
 });
