@@ -673,6 +673,7 @@ test.describe("blindness probe: an unsubmitted annotator finds no reference-labe
     const db = openDb(E2E_DATABASE_URL).db;
     const [P] = await users([["annotator"], "Probe"]);
     const forbidden = new Map<string, string>(); // text -> where it comes from
+    let hidden = new Set<string>(); // derived cases (replays, experiment attempts) of cases P is blind on
     const cases = await db.case.findMany({ select: { id: true, bundleId: true, headerJson: true, sourceFile: true, taskPrompt: true, nodeCount: true, referenceLabels: true } });
     try {
       // ---- candidates from the reference fields
@@ -699,7 +700,8 @@ test.describe("blindness probe: an unsubmitted annotator finds no reference-labe
       for (const a of await db.annotation.findMany({ where: { userId: { not: P.id } }, select: { rationale: true } })) if (a.rationale.length >= 12) add(a.rationale, "another user's annotation");
 
       // ---- minus what is trace content (the annotator is meant to read the trace)
-      const trace: string[] = cases.map((c) => c.taskPrompt);
+      // (bundle ids are shown everywhere, and a 404 echoes the id asked for: not labels either)
+      const trace: string[] = [...cases.map((c) => c.taskPrompt), ...cases.map((c) => c.bundleId)];
       for (const n of await db.node.findMany({ select: { contentJson: true, label: true, agent: true, nodeId: true } })) trace.push(normalize(n.contentJson), n.label ?? "", n.agent ?? "", n.nodeId);
       for (const r of await db.boundaryRecord.findMany({ select: { requestJson: true, responseJson: true } })) trace.push(normalize(r.requestJson), normalize(r.responseJson));
       for (const s of [...forbidden.keys()]) if (trace.some((t) => t.includes(s))) forbidden.delete(s);
@@ -716,6 +718,8 @@ test.describe("blindness probe: an unsubmitted annotator finds no reference-labe
       const labelled = cases.filter((c) => c.referenceLabels.length > 0 || (c.sourceFile ?? "").startsWith("gold-c")).filter((c) => !c.bundleId.includes("~exp-"));
       const admin = await upsertAdmin(db);
       await assignCasesAs(db, admin, labelled.map((c) => c.id), P.id);
+      const { hiddenDerivedCaseIds } = await import("../lib/db");
+      hidden = await hiddenDerivedCaseIds(db, { id: P.id, roles: ["annotator"] });
     } finally {
       await db.$disconnect();
     }
@@ -756,8 +760,20 @@ test.describe("blindness probe: an unsubmitted annotator finds no reference-labe
       if (/^\/cases\/[^?]+$/.test(p)) casePages.push(decodeURIComponent(p.slice("/cases/".length)));
       for (const l of linksOf(html)) if (!seen.has(l) && !(l.startsWith("/cases/") && l.includes("?node="))) queue.push(l);
     }
-    // every case is reachable from the list
-    expect(casePages.length, "case pages crawled").toBeGreaterThanOrEqual(cases.length > 500 ? 500 : cases.length);
+    // every case P may see is reachable from the list; the derived ones of cases P is blind on are not
+    const visible = cases.filter((c) => !hidden.has(c.id));
+    expect(hidden.size, "the demo experiment's attempts are derived cases").toBeGreaterThan(0);
+    expect(casePages.length, "case pages crawled").toBeGreaterThanOrEqual(Math.min(500, visible.length));
+    const hiddenBundles = cases.filter((c) => hidden.has(c.id)).map((c) => c.bundleId);
+    expect(casePages.filter((b) => hiddenBundles.includes(b))).toEqual([]);
+    // and asked for directly, they answer as unknown (404) on the page and on every case route
+    for (const bundleId of hiddenBundles.slice(0, 25)) {
+      for (const url of [`/cases/${enc(bundleId)}`, `${casePath(bundleId)}/nodes/task_0000`, `${casePath(bundleId)}/graph/window?from=0&to=50`, `${casePath(bundleId)}/search?q=Annotated`, `${casePath(bundleId)}/annotations`]) {
+        const r = await api.get(url);
+        expect(r.status(), url).toBe(404);
+        check(`GET ${url}`, await r.text());
+      }
+    }
 
     // ---- every API GET of each case reached
     const byBundle = new Map(cases.map((c) => [c.bundleId, c]));
