@@ -634,3 +634,188 @@ test.describe("concurrency", () => {
     });
   }
 });
+
+// ------------------------------------------------------------------ 4. the blindness probe (issue 20, "Done when")
+
+/**
+ * Signed in as an annotator who has submitted nothing, crawl every page reachable by links from
+ * "/" and every API GET of each case reached (annotations, own drafts, reference labels, audit,
+ * symptoms, graph index/window/locate, replay target, replays, search, every node — the first
+ * window's nodes of a windowed case), plus the earliest-node check with the last node and all four
+ * categories, on the seeded demo data. Data-driven: the forbidden strings are read from the
+ * database's reference fields — every reference label's reason and failure modes, label-derived
+ * import notes (Who&When mistake_agent / mistake_step notes), source file names (gold-c1 …),
+ * the evaluator's reference answers, the gold annotations' rationales and others' annotations —
+ * minus any string that is trace content itself (then it is not a label). Detector output: rule
+ * ids, c_f, the anchor.
+ */
+test.describe("blindness probe: an unsubmitted annotator finds no reference-label text and no detector output anywhere", () => {
+  test.describe.configure({ timeout: 1_500_000 });
+
+  /** Text as a page or JSON carries it, with HTML entities and (double) JSON string escapes undone. */
+  function normalize(t: string): string {
+    let s = t.replace(/&quot;/g, '"').replace(/&#x27;|&#39;/g, "'").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+    for (let i = 0; i < 2; i++) s = s.replace(/\\u003c/gi, "<").replace(/\\u003e/gi, ">").replace(/\\u0026/gi, "&").replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+    return s;
+  }
+
+  const LABEL_NOTE = /mistake_|annotat|correction|\blabel/i;
+  const DETECTOR: Array<[string, RegExp]> = [
+    ["c_f", /\bc_f\b|"cf":|data-cf=/],
+    ["anchor", /data-mark="anchor"|"anchor(Node|Row|NodeRow)?":|intervention anchor/],
+    ["symptom layer", /data-testid="symptom-rules"|"symptoms":\{/],
+  ];
+
+  test("crawl pages and API GETs of the demo data", async ({}, ti) => {
+    const { openDb } = await import("../lib/db");
+    const { RULES } = await import("../lib/symptoms");
+    const { E2E_DATABASE_URL } = await import("../playwright.config");
+    const db = openDb(E2E_DATABASE_URL).db;
+    const [P] = await users([["annotator"], "Probe"]);
+    const forbidden = new Map<string, string>(); // text -> where it comes from
+    let hidden = new Set<string>(); // derived cases (replays, experiment attempts) of cases P is blind on
+    const cases = await db.case.findMany({ select: { id: true, bundleId: true, headerJson: true, sourceFile: true, taskPrompt: true, nodeCount: true, referenceLabels: true } });
+    try {
+      // ---- candidates from the reference fields
+      const add = (s: unknown, why: string) => {
+        if (typeof s !== "string") return;
+        const t = s.trim();
+        if (t.length >= 6) forbidden.set(t, why);
+      };
+      const leafStrings = (v: unknown): string[] => leaves(v).filter((x) => typeof x === "string");
+      for (const c of cases) {
+        const h = JSON.parse(c.headerJson) as { task?: { reference?: unknown }; source?: { notes?: unknown[] } };
+        const labelValues = c.referenceLabels.flatMap((l) => [l.reason, l.agent, l.nodeId, ...leafStrings(JSON.parse(l.failureModesJson)), ...leafStrings(JSON.parse(l.extraJson))]).filter((x): x is string => typeof x === "string" && x.length >= 3);
+        for (const l of c.referenceLabels) {
+          add(l.reason, `reference label reason of ${c.bundleId}`);
+          for (const m of JSON.parse(l.failureModesJson) as Array<{ mode: string }>) add(m.mode, `MAD failure mode label of ${c.bundleId}`);
+        }
+        for (const n of h.source?.notes ?? []) if (typeof n === "string" && (LABEL_NOTE.test(n) || labelValues.some((v) => n.includes(v)))) add(n, `label-derived import note of ${c.bundleId}`);
+        if (c.sourceFile && c.sourceFile.length >= 8) add(c.sourceFile, `source file name of ${c.bundleId}`);
+        if (c.sourceFile && /^gold-c\d/.test(c.sourceFile)) add(c.sourceFile.replace(/\.bundle\.json$/, ""), `gold file stem of ${c.bundleId}`);
+        for (const v of leafStrings(h.task?.reference ?? null)) add(v, `reference answer of ${c.bundleId}`);
+      }
+      const gold = JSON.parse(readFileSync(path.join(SHARED, "fixtures/bundles/gold-annotations.json"), "utf8")) as { cases: Array<{ final: { rationale: string } }> };
+      for (const g of gold.cases) add(g.final.rationale, "gold annotation rationale");
+      for (const a of await db.annotation.findMany({ where: { userId: { not: P.id } }, select: { rationale: true } })) if (a.rationale.length >= 12) add(a.rationale, "another user's annotation");
+
+      // ---- minus what is trace content (the annotator is meant to read the trace)
+      // (bundle ids are shown everywhere, and a 404 echoes the id asked for: not labels either)
+      const trace: string[] = [...cases.map((c) => c.taskPrompt), ...cases.map((c) => c.bundleId)];
+      for (const n of await db.node.findMany({ select: { contentJson: true, label: true, agent: true, nodeId: true } })) trace.push(normalize(n.contentJson), n.label ?? "", n.agent ?? "", n.nodeId);
+      for (const r of await db.boundaryRecord.findMany({ select: { requestJson: true, responseJson: true } })) trace.push(normalize(r.requestJson), normalize(r.responseJson));
+      for (const s of [...forbidden.keys()]) if (trace.some((t) => t.includes(s))) forbidden.delete(s);
+      for (const r of RULES) forbidden.set(r.id, "detector rule id");
+
+      // the probe has something to find: the issue's Who&When note, a gold file name, labels, rule ids
+      const whys = [...forbidden.values()];
+      expect([...forbidden.keys()].some((s) => s.startsWith('mistake_agent "Orchestrator" matched role'))).toBe(true);
+      expect(forbidden.has("gold-c1")).toBe(true);
+      expect(whys.filter((w) => w.startsWith("reference label reason")).length).toBeGreaterThanOrEqual(10);
+      expect(whys.filter((w) => w.startsWith("MAD failure mode")).length).toBeGreaterThan(0);
+
+      // ---- the annotator: assigned to every labelled case and the gold cases, nothing submitted
+      const labelled = cases.filter((c) => c.referenceLabels.length > 0 || (c.sourceFile ?? "").startsWith("gold-c")).filter((c) => !c.bundleId.includes("~exp-"));
+      const admin = await upsertAdmin(db);
+      await assignCasesAs(db, admin, labelled.map((c) => c.id), P.id);
+      const { hiddenDerivedCaseIds } = await import("../lib/db");
+      hidden = await hiddenDerivedCaseIds(db, { id: P.id, roles: ["annotator"] });
+    } finally {
+      await db.$disconnect();
+    }
+    const api = await apiFor(ti, P);
+
+    const leaks: string[] = [];
+    let fetched = 0;
+    const needles = [...forbidden.entries()];
+    function check(where: string, body: string) {
+      fetched++;
+      const t = normalize(body);
+      for (const [s, why] of needles) if (t.includes(s)) leaks.push(`${where}: ${why}: ${JSON.stringify(s.slice(0, 90))}`);
+      for (const [name, re] of DETECTOR) if (re.test(t)) leaks.push(`${where}: detector output (${name}) ${JSON.stringify(t.match(re)![0])}`);
+    }
+    async function get(url: string): Promise<string> {
+      const r = await api.get(url, { maxRedirects: 5 });
+      expect(r.status(), url).toBeLessThan(500);
+      const body = r.headers()["content-type"]?.includes("octet-stream") ? decodeURIComponent(r.headers()["x-symtrace-lanes"] ?? "") : await r.text();
+      check(`GET ${url}`, body);
+      return body;
+    }
+    const base = new URL(baseOf(ti));
+    const linksOf = (html: string) =>
+      [...html.matchAll(/href="([^"#]+)/g)]
+        .map((m) => m[1].replace(/&amp;/g, "&"))
+        .filter((h) => h.startsWith("/") && !h.startsWith("//") && !h.startsWith("/_next") && !h.startsWith("/api/auth"))
+        .map((h) => new URL(h, base).pathname + new URL(h, base).search);
+
+    // ---- pages: breadth-first from "/", every same-origin link (filters of the case list included)
+    const seen = new Set<string>();
+    const queue = ["/", "/cases", "/queue", "/agreement", "/admin", "/experiments", "/releases", "/import", "/repair-searches"];
+    const casePages: string[] = [];
+    while (queue.length && seen.size < 800) {
+      const p = queue.shift()!;
+      if (seen.has(p)) continue;
+      seen.add(p);
+      const html = await get(p);
+      if (/^\/cases\/[^?]+$/.test(p)) casePages.push(decodeURIComponent(p.slice("/cases/".length)));
+      for (const l of linksOf(html)) if (!seen.has(l) && !(l.startsWith("/cases/") && l.includes("?node="))) queue.push(l);
+    }
+    // every case P may see is reachable from the list; the derived ones of cases P is blind on are not
+    const visible = cases.filter((c) => !hidden.has(c.id));
+    expect(hidden.size, "the demo experiment's attempts are derived cases").toBeGreaterThan(0);
+    expect(casePages.length, "case pages crawled").toBeGreaterThanOrEqual(Math.min(500, visible.length));
+    const hiddenBundles = cases.filter((c) => hidden.has(c.id)).map((c) => c.bundleId);
+    expect(casePages.filter((b) => hiddenBundles.includes(b))).toEqual([]);
+    // and asked for directly, they answer as unknown (404) on the page and on every case route
+    for (const bundleId of hiddenBundles.slice(0, 25)) {
+      for (const url of [`/cases/${enc(bundleId)}`, `${casePath(bundleId)}/nodes/task_0000`, `${casePath(bundleId)}/graph/window?from=0&to=50`, `${casePath(bundleId)}/search?q=Annotated`, `${casePath(bundleId)}/annotations`]) {
+        const r = await api.get(url);
+        expect(r.status(), url).toBe(404);
+        check(`GET ${url}`, await r.text());
+      }
+    }
+
+    // ---- every API GET of each case reached
+    const byBundle = new Map(cases.map((c) => [c.bundleId, c]));
+    const pool = async <T,>(xs: T[], n: number, f: (x: T) => Promise<void>) => {
+      const it = xs[Symbol.iterator]();
+      await Promise.all(Array.from({ length: n }, async () => {
+        for (let x = it.next(); !x.done; x = it.next()) await f(x.value);
+      }));
+    };
+    await pool(casePages, 3, async (bundleId) => {
+      const c = byBundle.get(bundleId);
+      const api_ = casePath(bundleId);
+      for (const p of ["annotations", "annotations/mine?kind=initial", "annotations/mine?kind=final", "reference-labels", "audit", "symptoms", "graph/index", "replays"]) await get(`${api_}/${p}`);
+      const win = JSON.parse(await get(`${api_}/graph/window?from=0&to=200`)) as { nodes: Array<{ id: string }> };
+      const ids = (c?.nodeCount ?? 0) <= 600 ? (JSON.parse(await get(`${api_}/graph/window?from=0&to=600`)) as { nodes: Array<{ id: string }> }).nodes.map((n) => n.id) : win.nodes.map((n) => n.id);
+      if (!ids.length) return;
+      await get(`${api_}/graph/locate?node=${enc(ids[0])}`);
+      await get(`${api_}/replay-target?node=${enc(ids[0])}`);
+      for (const id of ids) await get(`${api_}/nodes/${enc(id)}`);
+      for (const [s] of needles.filter(([, why]) => why.endsWith(` of ${bundleId}`)).slice(0, 3)) await get(`${api_}/search?q=${enc(s.slice(0, 200))}`);
+      for (const q of ["mistake", "gold-c", "C2.repeated"]) await get(`${api_}/search?q=${enc(q)}`);
+      // the earliest-node check, asked the most revealing question: the last node, all four categories
+      const ec = await api.post(`${api_}/earliest-check`, { data: { node: ids[ids.length - 1], categories: ["C1", "C2", "C3", "C4"], evidence: [] } });
+      const ecText = await ec.text();
+      check(`POST ${api_}/earliest-check`, ecText);
+      if (ec.status() === 200) expect(JSON.parse(ecText), bundleId).toEqual({ warnings: [], detector: false });
+    });
+    ti.annotations.push({ type: "probe", description: `${seen.size} pages, ${casePages.length} cases, ${fetched} responses, ${needles.length} forbidden strings` });
+    console.log(`blindness probe: ${seen.size} pages, ${casePages.length} cases, ${fetched} responses checked against ${needles.length} forbidden strings`);
+    expect(leaks.slice(0, 50), `${leaks.length} leak(s)`).toEqual([]);
+  });
+});
+
+/** The e2e admin account (as fixtures' assign uses it). */
+async function upsertAdmin(db: import("../lib/db").Db) {
+  const { upsertUser } = await import("../lib/db");
+  const a = await upsertUser(db, { email: "e2e-admin@e2e.test", roles: ["admin"], password: "e2e-password-1" });
+  return { id: a.id, roles: ["admin" as const] };
+}
+
+/** Assign these cases to one annotator, one case per call (idempotent). */
+async function assignCasesAs(db: import("../lib/db").Db, admin: { id: string; roles: Array<"admin"> }, caseIds: string[], annotatorId: string) {
+  const { assignCases } = await import("../lib/db");
+  await assignCases(db, admin, { caseIds, perCase: 1, annotatorIds: [annotatorId] });
+}

@@ -54,12 +54,21 @@ export async function createUser(roles: Role[], name = roles.join("+")): Promise
   return { id: u.id, email, password: PASSWORD, name: `${name} ${email.slice(0, 14)}`, roles };
 }
 
-/** Assign a case (by bundle id) to these annotators and an adjudicator. */
-export async function assign(bundleId: string, annotators: TestUser[], adjudicator?: TestUser) {
+/** Assign a case (by bundle id) to these annotators and an adjudicator; `assisted`: the annotators see the detector layer before submitting. */
+export async function assign(bundleId: string, annotators: TestUser[], adjudicator?: TestUser, opts: { assisted?: boolean } = {}) {
   await withDb(async (db) => {
     const c = await db.case.findUniqueOrThrow({ where: { bundleId } });
     const admin = await upsertUser(db, { email: "e2e-admin@e2e.test", roles: ["admin"], password: PASSWORD });
-    await assignCases(db, { id: admin.id, roles: ["admin"] }, { caseIds: [c.id], perCase: annotators.length, annotatorIds: annotators.map((a) => a.id), adjudicatorId: adjudicator?.id ?? null });
+    await assignCases(db, { id: admin.id, roles: ["admin"] }, { caseIds: [c.id], perCase: annotators.length, annotatorIds: annotators.map((a) => a.id), adjudicatorId: adjudicator?.id ?? null, assisted: opts.assisted });
+  });
+}
+
+/** The stored initial annotation of a user on a case (what the API does not show: assisted, the warnings shown). */
+export async function storedAnnotation(bundleId: string, userId: string) {
+  return withDb(async (db) => {
+    const c = await db.case.findUniqueOrThrow({ where: { bundleId } });
+    const a = await db.annotation.findFirst({ where: { caseId: c.id, userId, kind: "initial" }, select: { status: true, assisted: true, warningsShownJson: true } });
+    return a ? { status: a.status, assisted: a.assisted, warningsShown: a.warningsShownJson ? (JSON.parse(a.warningsShownJson) as Array<{ kind: string; ruleId?: string; nodeId: string }>) : null } : null;
   });
 }
 

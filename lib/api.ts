@@ -4,9 +4,9 @@
  */
 import type { z } from "zod";
 import { bundleIdFromParam } from "./case-links";
-import { findCaseId, getDb, getRun, ReplayRunError, WorkflowError, type Db, type ReplayRunView } from "./db";
+import { findCaseIdFor, getDb, getRun, ReplayRunError, WorkflowError, type Db, type ReplayRunView } from "./db";
 import { mayReplay } from "./services/replay-access";
-import type { Role } from "./annotation";
+import type { Role, Viewer } from "./annotation";
 import { viewerForRequest, type SessionViewer } from "./session";
 import { formatJsonPath } from "./bundle";
 
@@ -41,9 +41,10 @@ export function errorResponse(e: unknown): Response {
 }
 
 /** The database id of the case named by a route's `[caseId]`, or a 404 Response. */
-export async function caseFromParam(param: string): Promise<string | Response> {
+export async function caseFromParam(param: string, viewer: Viewer): Promise<string | Response> {
   const bundleId = bundleIdFromParam(param);
-  const id = await findCaseId(getDb(), { bundleId });
+  // a derived case (replay, experiment attempt) of a case the viewer is blind on answers as unknown (lib/db findCaseIdFor)
+  const id = await findCaseIdFor(getDb(), viewer, { bundleId });
   return id ?? Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
 }
 
@@ -58,7 +59,7 @@ export async function caseRoute(
 ): Promise<{ viewer: SessionViewer; caseId: string } | Response> {
   const viewer = await viewerForRequest(req, ...roles);
   if (viewer instanceof Response) return viewer;
-  const caseId = await caseFromParam((await params).caseId);
+  const caseId = await caseFromParam((await params).caseId, viewer);
   if (caseId instanceof Response) return caseId;
   return { viewer, caseId };
 }

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { getDb, listCaseFacets } from "@/lib/db";
+import { blindnessGate, getDb, listCaseFacets } from "@/lib/db";
 import { agreementFromDb, disagreementFromDb, madAgreementFromDb } from "@/lib/services/agreement";
 import { caseListQuerySchema } from "@/lib/schemas/cases";
 import { requireViewer } from "@/lib/session";
@@ -21,9 +21,9 @@ export const metadata: Metadata = { title: "Agreement" };
 export default async function AgreementPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const viewer = await requireViewer("researcher", "adjudicator", "admin");
   const db = getDb();
-  const pendingOwn = await db.assignment.count({ where: { userId: viewer.id, role: "annotator", status: { not: "submitted" } } });
-  if (pendingOwn > 0) {
-    return <p className="rounded border border-amber-300 bg-amber-50 p-4 text-sm">Agreement figures are hidden while you have unsubmitted annotations of your own ({pendingOwn}).</p>;
+  const gate = await blindnessGate(db, viewer, { allCases: true });
+  if (!gate.references) {
+    return <p className="rounded border border-amber-300 bg-amber-50 p-4 text-sm">Agreement figures are hidden while you have unsubmitted annotations of your own ({gate.openOwn}).</p>;
   }
   const sp = await searchParams;
   const q = caseListQuerySchema.parse(sp);

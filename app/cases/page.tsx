@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { getDb, listCaseFacets, listCases } from "@/lib/db";
+import { getDb, hiddenDerivedCaseIds, listCaseFacets, listCases } from "@/lib/db";
 import { CaseFilters } from "@/components/trace/case-filters";
 import { CaseTable } from "@/components/trace/case-table";
 import { caseListQuerySchema } from "@/lib/schemas/cases";
@@ -15,7 +15,7 @@ export default async function CasesPage({ searchParams }: { searchParams: Promis
   // Reference labels are hidden from annotators (blindness): not even their count.
   const showLabels = viewer.roles.some((r) => r === "admin" || r === "researcher" || r === "adjudicator");
   const db = getDb();
-  const [{ total, cases }, facets] = await Promise.all([listCases(db, { ...query, take: 500 }), listCaseFacets(db)]);
+  const [{ total, cases }, facets] = await Promise.all([listCases(db, { ...query, take: 500, exclude: await hiddenDerivedCaseIds(db, viewer) }), listCaseFacets(db)]);
   return (
     <div className="flex flex-col gap-4">
       <div className="flex items-baseline justify-between">

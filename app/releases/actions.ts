@@ -2,7 +2,7 @@
 
 import { redirect } from "next/navigation";
 import { z } from "zod";
-import { getDb } from "@/lib/db";
+import { blindnessGate, getDb } from "@/lib/db";
 import { ReleaseExportError } from "@/lib/services/release-export";
 import { createStoredRelease } from "@/lib/services/release-store";
 import { requireViewer } from "@/lib/session";
@@ -24,8 +24,8 @@ export async function createReleaseAction(form: FormData): Promise<void> {
   const f = releaseForm.safeParse(values);
   if (!f.success) redirect(`/releases?error=${encodeURIComponent(f.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; "))}`);
   const db = getDb();
-  const pending = await db.assignment.count({ where: { userId: viewer.id, role: "annotator", status: { not: "submitted" } } });
-  if (pending > 0) redirect(`/releases?error=${encodeURIComponent(`submit your own ${pending} open annotation(s) first: a release holds everyone's annotations`)}`);
+  const gate = await blindnessGate(db, viewer, { allCases: true });
+  if (!gate.references) redirect(`/releases?error=${encodeURIComponent(`submit your own ${gate.openOwn} open annotation(s) first: a release holds everyone's annotations`)}`);
   let name: string;
   try {
     name = (await createStoredRelease(db, { mas: f.data.mas, benchmark: f.data.benchmark, status: f.data.status })).name;

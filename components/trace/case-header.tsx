@@ -18,8 +18,13 @@ export interface CaseHeaderView {
   header: { task: { prompt: string; id?: string | null; split?: string | null }; source?: unknown } & Record<string, unknown>;
 }
 
-/** Case title, task (never the evaluator's reference answer), outcome and provenance. */
-export function CaseHeader({ c, finalized = false, blind = false }: { c: CaseHeaderView; finalized?: boolean; blind?: boolean }) {
+/**
+ * Case title, task (never the evaluator's reference answer), outcome and provenance. `c` comes
+ * through lib/db caseForViewer: for a viewer blind on the case the server already removed the file
+ * name and the import notes derived from the dataset's labels; `withheld` says what was removed.
+ */
+export function CaseHeader({ c, finalized = false, withheld = { blind: false, notes: 0 } }: { c: CaseHeaderView; finalized?: boolean; withheld?: { blind: boolean; notes: number } }) {
+  const blind = withheld.blind;
   const notes = ((c.header.source as { notes?: unknown } | undefined)?.notes ?? []) as unknown[];
   const facts: Array<[string, React.ReactNode]> = [
     ["Source", `${datasetName(c.sourceDataset)}${c.sourceSubset ? ` · ${c.sourceSubset}` : ""}`],
@@ -59,6 +64,11 @@ export function CaseHeader({ c, finalized = false, blind = false }: { c: CaseHea
           {c.header.task.prompt}
         </p>
       </div>
+      {withheld.notes > 0 ? (
+        <p className="text-xs text-slate-500" data-testid="notes-withheld">
+          {withheld.notes} import note(s) about the dataset&apos;s labels hidden until you submit.
+        </p>
+      ) : null}
       {notes.length > 0 ? (
         <ul className="list-inside list-disc text-xs text-amber-800" aria-label="Import notes">
           {notes.map((n, i) => (

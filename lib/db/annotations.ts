@@ -2,11 +2,10 @@
  * The annotation workflow's data (annotation-protocol.md; seeds/000 §4.3, Appendix B):
  * assignment and queues, drafts with optimistic versions, submission, adjudication (first
  * finalizer wins), reopening, the append-only audit trail, and blindness enforced here: every
- * read that can return someone else's work takes the viewer and applies `canSeeOthersWork`.
+ * read that can return someone else's work takes the viewer and applies the blindness gate
+ * (./visibility.ts `blindnessGate`).
  */
 import {
-  canSeeOthersWork,
-  canSeeSymptoms,
   emptyAnnotationFields,
   formatCategories,
   hasRole,
@@ -15,7 +14,6 @@ import {
   validateDraft,
   validateForSubmit,
   type AnnotationFields,
-  type CaseAccessState,
   type FieldError,
   type GraphLookup,
   type StrictTuple,
@@ -23,6 +21,7 @@ import {
 } from "../annotation";
 import { randomUUID } from "node:crypto";
 import type { Db } from "./client";
+import { blindnessGate, caseAccess, mayViewerSeeOthers } from "./visibility";
 
 export type AnnotationKind = "initial" | "final";
 
@@ -66,30 +65,6 @@ export async function graphLookup(db: Db, caseId: string, contentOf: string[] = 
   return { nodeType: (id) => types.get(id), nodeContent: (id) => contents.get(id) };
 }
 
-/** What the viewer's relation to a case allows (assignment, submission). */
-export async function caseAccess(db: Db, viewer: Viewer, caseId: string): Promise<CaseAccessState> {
-  const [asg, submitted] = await Promise.all([
-    db.assignment.findMany({ where: { caseId, userId: viewer.id }, select: { role: true, assisted: true } }),
-    db.annotation.count({ where: { caseId, userId: viewer.id, kind: "initial", status: "submitted" } }),
-  ]);
-  return {
-    isAssignedAnnotator: asg.some((a) => a.role === "annotator"),
-    isAssignedAdjudicator: asg.some((a) => a.role === "adjudicator"),
-    hasSubmittedInitial: submitted > 0,
-    isAssisted: asg.some((a) => a.role === "annotator" && a.assisted),
-  };
-}
-
-/** May the viewer see others' work, the final, reference answers and labels of this case? */
-export async function mayViewerSeeOthers(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
-  return canSeeOthersWork(viewer, await caseAccess(db, viewer, caseId));
-}
-
-/** May the viewer see the symptom layer (detector output) of this case? See canSeeSymptoms. */
-export async function mayViewerSeeSymptoms(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
-  return canSeeSymptoms(viewer, await caseAccess(db, viewer, caseId));
-}
-
 // ------------------------------------------------------------------ assignment
 
 /**
@@ -105,7 +80,8 @@ export async function mayViewerSeeSymptoms(db: Db, viewer: Viewer, caseId: strin
  *   existing ones of the chosen annotators on these cases, let the annotator see the symptom
  *   layer before submitting; recorded on each annotation at submit.
  * @returns per case, who was newly assigned (ids)
- * @throws WorkflowError 403 (not an admin), 400 (perCase out of 1..10 or not the number chosen, an
+ * @throws WorkflowError 403 (not an admin), 404 (a case id that names no case; the message names
+ *   it), 400 (perCase out of 1..10 or not the number chosen, an
  *   id that is not an annotator, the adjudicator among the annotators, too few annotators) —
  *   checked before anything is written
  */
@@ -115,6 +91,13 @@ export async function assignCases(
   o: { caseIds: string[]; perCase?: number; annotatorIds?: string[]; adjudicatorId?: string | null; assisted?: boolean },
 ): Promise<Array<{ caseId: string; annotators: string[]; adjudicator: string | null }>> {
   if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can assign cases");
+  const asked = [...new Set(o.caseIds)];
+  const known = new Set((await db.case.findMany({ where: { id: { in: asked } }, select: { id: true } })).map((c) => c.id));
+  const unknown = asked.filter((id) => !known.has(id));
+  if (unknown.length) {
+    const named = unknown.map((id) => JSON.stringify(id)).join(", ");
+    throw new WorkflowError(404, `no case with id ${named}: nothing was assigned`, [{ field: "caseIds", message: `unknown case id ${named}` }]);
+  }
   const chosen = o.annotatorIds?.length ? [...new Set(o.annotatorIds)] : null;
   const perCase = o.perCase ?? chosen?.length ?? 3;
   if (perCase < 1 || perCase > 10) throw new WorkflowError(400, "perCase must be between 1 and 10", [{ field: "perCase", message: "between 1 and 10" }]);
@@ -301,13 +284,14 @@ export async function getOwnAnnotation(db: Db, viewer: Viewer, o: { caseId: stri
 
 /**
  * Everything about a case's annotations this viewer may see: their own initial; and — only when
- * `canSeeOthersWork` — the other submitted initials and the final. Drafts of others are never
+ * the blindness gate's `references` — the other submitted initials and the final. Drafts of others are never
  * shown. `blind` says whether others' work was withheld.
  */
 export async function getCaseAnnotationsFor(db: Db, viewer: Viewer, o: { caseId: string }) {
   const own = await getOwnAnnotation(db, viewer, { caseId: o.caseId, kind: "initial" });
-  const access = await caseAccess(db, viewer, o.caseId);
-  if (!canSeeOthersWork(viewer, access)) return { blind: true as const, own, initials: [] as AnnotationView[], final: null, finalizedAt: null, access };
+  const gate = await blindnessGate(db, viewer, { caseId: o.caseId });
+  const access = gate.access!;
+  if (!gate.references) return { blind: true as const, own, initials: [] as AnnotationView[], final: null, finalizedAt: null, access };
   const [rows, c] = await Promise.all([
     db.annotation.findMany({ where: { caseId: o.caseId, status: "submitted" }, include: annotationInclude, orderBy: [{ submittedAt: "asc" }, { id: "asc" }] }),
     db.case.findUnique({ where: { id: o.caseId }, select: { finalAnnotationId: true, finalizedAt: true } }),

@@ -7,7 +7,10 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { fanOutBundle, syntheticBundle } from "../bundle";
 import { freshTestDb } from "./test-db";
 import Database from "better-sqlite3";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient as SqliteClient } from "../generated/sqlite/client";
+import { PrismaClient as PostgresClient } from "../generated/postgresql/client";
 import { getNodeDetail, importCase } from "./cases";
 import { providerOfDb, sqliteAdapter, urlOfDb } from "./client";
 import { sqliteFilePath } from "./url";
@@ -84,13 +87,16 @@ describe("graph windows", () => {
  * behind one node's detail, search-by-position and locate must reach its rows through an index on
  * the node id, never walk all the case's edges or records. Without statistics SQLite picks the
  * unique (caseId, idx) / (caseId, seq) index to skip the ORDER BY sort, i.e. a scan of the whole
- * case per click. Checked on the statements Prisma really sends (query log) with EXPLAIN QUERY PLAN.
+ * case per click. Checked on the statements Prisma really sends (query log) with the database's
+ * own plan: SQLite EXPLAIN QUERY PLAN; PostgreSQL EXPLAIN after ANALYZE with sequential scans
+ * priced out (`enable_seqscan = off`: this test's tables are tiny, where a full scan is cheapest;
+ * at 1M rows it is not), so the plan shows which index the planner reaches the rows through.
  */
-describe("per-node queries use the node-id indexes (SQLite)", () => {
-  test("getNodeDetail and locateNode: no statement scans a case's edges or records", async () => {
-    if (providerOfDb(db) !== "sqlite") return;
-    const file = sqliteFilePath(urlOfDb(db)!);
-    const logged = new SqliteClient({ adapter: sqliteAdapter(file), log: [{ emit: "event", level: "query" }] }) as Db;
+describe("per-node queries use the node-id indexes", () => {
+  /** The SELECTs on Edge / BoundaryRecord that getNodeDetail and locateNode send, from a query-logging client on the same database. */
+  async function statements(): Promise<Array<{ query: string; params: unknown[] }>> {
+    const url = urlOfDb(db)!;
+    const logged = (providerOfDb(db) === "sqlite" ? new SqliteClient({ adapter: sqliteAdapter(sqliteFilePath(url)), log: [{ emit: "event", level: "query" }] }) : new PostgresClient({ adapter: new PrismaPg({ connectionString: url }), log: [{ emit: "event", level: "query" }] })) as unknown as Db;
     const sql: Array<{ query: string; params: unknown[] }> = [];
     (logged as unknown as { $on: (e: "query", f: (q: { query: string; params: string }) => void) => void }).$on("query", (q) => sql.push({ query: q.query, params: JSON.parse(q.params) as unknown[] }));
     try {
@@ -104,17 +110,39 @@ describe("per-node queries use the node-id indexes (SQLite)", () => {
     } finally {
       await logged.$disconnect();
     }
-    const raw = new Database(file, { readonly: true });
+    const picked = sql.filter((s) => /^\s*SELECT/i.test(s.query) && /[`"](Edge|BoundaryRecord)[`"]/.test(s.query));
+    expect(picked.length).toBe(3);
+    return picked;
+  }
+
+  test("getNodeDetail and locateNode: no statement scans a case's edges or records", async () => {
+    const picked = await statements();
+    if (providerOfDb(db) === "sqlite") {
+      const raw = new Database(sqliteFilePath(urlOfDb(db)!), { readonly: true });
+      try {
+        for (const s of picked) {
+          const plan = (raw.prepare(`EXPLAIN QUERY PLAN ${s.query}`).all(...(s.params as never[])) as Array<{ detail: string }>).map((r) => r.detail).join(" | ");
+          expect(plan, s.query).toMatch(/USING INDEX (Edge_caseId_(fromNodeId|toNodeId)_idx|BoundaryRecord_caseId_nodeId_idx) \(caseId=\? AND (fromNodeId|toNodeId|nodeId)=\?\)/);
+        }
+      } finally {
+        raw.close();
+      }
+      return;
+    }
+    const client = new pg.Client({ connectionString: urlOfDb(db)! });
+    await client.connect();
     try {
-      const plans = sql
-        .filter((s) => /^\s*SELECT/i.test(s.query) && /[`"](Edge|BoundaryRecord)[`"]/.test(s.query))
-        .map((s) => ({ q: s.query, plan: (raw.prepare(`EXPLAIN QUERY PLAN ${s.query}`).all(...(s.params as never[])) as Array<{ detail: string }>).map((r) => r.detail).join(" | ") }));
-      expect(plans.length).toBe(3);
-      for (const p of plans) {
-        expect(p.plan, p.q).toMatch(/USING INDEX (Edge_caseId_(fromNodeId|toNodeId)_idx|BoundaryRecord_caseId_nodeId_idx) \(caseId=\? AND (fromNodeId|toNodeId|nodeId)=\?\)/);
+      await client.query('ANALYZE "Edge"');
+      await client.query('ANALYZE "BoundaryRecord"');
+      await client.query("SET enable_seqscan = off");
+      for (const s of picked) {
+        const plan = (await client.query(`EXPLAIN ${s.query}`, s.params)).rows.map((r: Record<string, string>) => r["QUERY PLAN"]).join(" | ");
+        expect(plan, s.query).toMatch(/(Index Scan using|Index Only Scan using|Bitmap Index Scan on) "?(Edge_caseId_(fromNodeId|toNodeId)_idx|BoundaryRecord_caseId_nodeId_idx)"?/);
+        expect(plan, s.query).toMatch(/Index Cond: \(\("caseId" = (\$\d+|'[^']*'::text)\) AND \("(fromNodeId|toNodeId|nodeId)" = (\$\d+|'[^']*'::text)\)\)/);
+        expect(plan, s.query).not.toMatch(/(Edge_caseId_idx_key|BoundaryRecord_caseId_seq_key)/);
       }
     } finally {
-      raw.close();
+      await client.end();
     }
   });
 });

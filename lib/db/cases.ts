@@ -169,6 +169,8 @@ export interface ListCasesOptions {
   q?: string | null;
   take?: number;
   skip?: number;
+  /** Case ids to leave out (lib/db visibility `hiddenDerivedCaseIds`: derived cases the viewer may not see). */
+  exclude?: Iterable<string>;
 }
 
 export const caseSummarySelect = {
@@ -212,6 +214,7 @@ export async function listCases(db: Db, o: ListCasesOptions = {}) {
     ...(benchmark ? { benchmark } : {}),
     ...(o.mas ? { mas: o.mas } : {}),
     ...(o.dataset ? { sourceDataset: o.dataset } : {}),
+    ...(o.exclude ? { id: { notIn: [...o.exclude] } } : {}),
   };
   let where: Record<string, unknown> = {
     ...base,

@@ -3,6 +3,7 @@ export { openDb, getDb, providerOfDb, type Db, type DbHandle } from "./client";
 export { resolveDatabaseUrl, providerOf, DEFAULT_DATABASE_URL, type Provider } from "./url";
 export * from "./cases";
 export * from "./annotations";
+export * from "./visibility";
 export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";

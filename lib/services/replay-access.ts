@@ -4,9 +4,9 @@
  * would reveal others' work (the same rule as blindness, lib/annotation visibility).
  */
 import { canSeeOthersWork, hasRole, type CaseAccessState, type Viewer } from "../annotation";
-import { caseAccess, type Db } from "../db";
+import { blindnessGate, type Db } from "../db";
 
-/** The rule, given the viewer's relation to the case (e.g. from getCaseAnnotationsFor). */
+/** The rule, given the viewer's relation to the case (e.g. from getCaseAnnotationsFor); it includes the blindness gate's `references`. */
 export function canReplay(viewer: Viewer, access: CaseAccessState): boolean {
   if (!canSeeOthersWork(viewer, access)) return false;
   return hasRole(viewer, "researcher", "adjudicator", "admin") || access.hasSubmittedInitial;
@@ -14,5 +14,6 @@ export function canReplay(viewer: Viewer, access: CaseAccessState): boolean {
 
 /** The rule, reading the viewer's relation to the case from the database. */
 export async function mayReplay(db: Db, viewer: Viewer, caseId: string): Promise<boolean> {
-  return canReplay(viewer, await caseAccess(db, viewer, caseId));
+  const gate = await blindnessGate(db, viewer, { caseId });
+  return gate.references && canReplay(viewer, gate.access!);
 }

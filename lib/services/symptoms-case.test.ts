@@ -28,28 +28,66 @@ async function user(roles: Viewer["roles"]): Promise<Viewer> {
 const fields: AnnotationFields = { categories: ["C2"], primary: "C2", nodeId: "tool_result_0002", nodeType: "tool_result", confidence: "high", rationale: "repeats the page", evidence: [{ nodeId: "llm_call_0003", quote: "llm" }] };
 
 describe("earliest-node check on a stored case", () => {
-  test("warnings for a chosen node: the upstream C2 rule and the downstream evidence; cached per bundle hash", async () => {
+  test("warnings for a chosen node (a researcher): the upstream C2 rule and the downstream evidence; cached per bundle hash", async () => {
     const { caseId } = await importCase(h.db, { bundle: { ...gold, id: `s/${++n}` } });
-    const w = await caseEarliestCheck(h.db, caseId, { node: "tool_result_0002", categories: ["C2"], evidence: fields.evidence });
-    expect(w!.map((x) => [x.kind, x.nodeId, x.kind === "upstream-rule" ? x.ruleId : x.quote])).toEqual([
+    const researcher = await user(["researcher"]);
+    const w = await caseEarliestCheck(h.db, researcher, caseId, { node: "tool_result_0002", categories: ["C2"], evidence: fields.evidence });
+    expect(w!.detector).toBe(true);
+    expect(w!.warnings.map((x) => [x.kind, x.nodeId, x.kind === "upstream-rule" ? x.ruleId : x.quote])).toEqual([
       ["upstream-rule", "tool_call_0002", "C2.repeated-action"],
       ["downstream-evidence", "llm_call_0003", "llm"],
     ]);
-    expect(await caseEarliestCheck(h.db, caseId, { node: "tool_result_0002", categories: ["C3"], evidence: [] })).toEqual([]);
+    expect((await caseEarliestCheck(h.db, researcher, caseId, { node: "tool_result_0002", categories: ["C3"], evidence: [] }))!.warnings).toEqual([]);
     expect(await caseDetection(h.db, caseId)).toBe(await caseDetection(h.db, caseId));
     expect(await caseDetection(h.db, "no-such-case")).toBeNull();
+  });
+
+  test("issue 20 item 2: an unassisted annotator before submitting gets only checks of their own inputs (downstream evidence), never a rule hit — even choosing the last node and all four categories", async () => {
+    const { caseId } = await importCase(h.db, { bundle: { ...gold, id: `s/${++n}` } });
+    const admin = await user(["admin"]);
+    const [plain, helped] = [await user(["annotator"]), await user(["annotator"])];
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [plain.id] });
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [helped.id], assisted: true });
+    const last = gold.order[gold.order.length - 1];
+    const all = { node: last, categories: ["C1", "C2", "C3", "C4"] as const, evidence: [] };
+    const blind = await caseEarliestCheck(h.db, plain, caseId, { ...all, categories: [...all.categories] });
+    expect(blind).toEqual({ warnings: [], detector: false });
+    // the same question from a researcher: the detector has plenty to say (so the empty answer above is the gate, not the data)
+    const full = await caseEarliestCheck(h.db, await user(["researcher"]), caseId, { ...all, categories: [...all.categories] });
+    expect(full!.warnings.filter((x) => x.kind === "upstream-rule").length).toBeGreaterThanOrEqual(3);
+    // own inputs still checked: an evidence quote downstream of the chosen node
+    const own = await caseEarliestCheck(h.db, plain, caseId, { node: "tool_result_0002", categories: ["C2"], evidence: fields.evidence });
+    expect(own).toEqual({ warnings: [{ kind: "downstream-evidence", nodeId: "llm_call_0003", quote: "llm" }], detector: false });
+    // assisted: the rule hit too
+    const assisted = await caseEarliestCheck(h.db, helped, caseId, { node: "tool_result_0002", categories: ["C2"], evidence: [] });
+    expect(assisted!.detector).toBe(true);
+    expect(assisted!.warnings.map((x) => (x.kind === "upstream-rule" ? x.ruleId : x.kind))).toEqual(["C2.repeated-action"]);
+    // recorded at submit: the plain annotator's shown warnings carry no rule; the assisted one's do, and it is recorded as assisted
+    for (const v of [plain, helped]) {
+      const d = await saveDraft(h.db, v, { caseId, kind: "initial", version: 0, fields: { ...fields, evidence: [] } });
+      await submitInitial(h.db, v, { caseId, version: d.version, warningsShown: await warningsForFields(h.db, v, caseId, d) });
+    }
+    const rows = await h.db.annotation.findMany({ where: { caseId }, select: { userId: true, assisted: true, warningsShownJson: true } });
+    const byUser = new Map(rows.map((r) => [r.userId, r]));
+    expect(byUser.get(plain.id)).toMatchObject({ assisted: false });
+    expect(JSON.parse(byUser.get(plain.id)!.warningsShownJson!)).toEqual([]);
+    expect(byUser.get(helped.id)).toMatchObject({ assisted: true });
+    expect((JSON.parse(byUser.get(helped.id)!.warningsShownJson!) as Array<{ ruleId?: string }>).map((w) => w.ruleId)).toEqual(["C2.repeated-action"]);
+    // after submitting, the plain annotator gets the detector-based warnings too
+    const after = await caseEarliestCheck(h.db, plain, caseId, { node: "tool_result_0002", categories: ["C2"], evidence: [] });
+    expect(after).toMatchObject({ detector: true, warnings: [{ kind: "upstream-rule", ruleId: "C2.repeated-action", nodeId: "tool_call_0002" }] });
   });
 
   test("submit records the warnings for the submitted tuple and the assignment's assisted flag", async () => {
     const { caseId } = await importCase(h.db, { bundle: { ...gold, id: `s/${++n}` } });
     const admin = await user(["admin"]);
     const a = await user(["annotator"]);
-    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [a.id] });
+    await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: [a.id], assisted: true });
     const d = await saveDraft(h.db, a, { caseId, kind: "initial", version: 0, fields: { ...fields, evidence: [] } });
-    const warningsShown = await warningsForFields(h.db, caseId, d);
+    const warningsShown = await warningsForFields(h.db, a, caseId, d);
     await submitInitial(h.db, a, { caseId, version: d.version, warningsShown });
     const row = await h.db.annotation.findFirstOrThrow({ where: { caseId, userId: a.id } });
-    expect(row.assisted).toBe(false);
+    expect(row.assisted).toBe(true);
     expect(JSON.parse(row.warningsShownJson!)).toEqual(warningsShown);
     expect((JSON.parse(row.warningsShownJson!) as Array<{ nodeId: string }>)[0].nodeId).toBe("tool_call_0002");
   });

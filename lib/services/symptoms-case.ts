@@ -2,13 +2,12 @@
  * Suspicious-node detection of a stored case (lib/symptoms, rules only), cached in memory per
  * bundle hash, and the earliest-node check of issue 12 item 5.
  *
- * Blindness: detection output is a label. Callers decide who may see the full result
- * (see `maySeeSymptoms`); the earliest-node check returns only the warnings for the chosen node
- * and categories, which the issue allows in the annotation form (it names an upstream rule hit
- * only after the annotator chose a node and a category of that rule).
+ * Blindness: detection output is a label, gated here by lib/db blindnessGate (`detector`): the
+ * symptom layer and the earliest-node check's rule-based warnings reach only viewers who may see
+ * the detector layer (issue 20 item 2).
  */
 import { detectSymptoms, EarliestCheckError, earliestNodeWarnings, symptomLayer, type Category, type DetectionResult, type EarliestWarning, type SymptomLayer } from "../symptoms";
-import { exportBundle, getCaseBundleHash, mayViewerSeeSymptoms, type Db } from "../db";
+import { blindnessGate, exportBundle, getCaseBundleHash, mayViewerSeeSymptoms, type Db } from "../db";
 import type { Viewer } from "../annotation";
 import type { ReplayBundle } from "../bundle";
 import { readEnv, type Env } from "../env";
@@ -36,33 +35,41 @@ export async function caseDetection(db: Db, caseId: string): Promise<{ graph: Re
 }
 
 /**
- * The earliest-node warnings for a chosen failure node of a case (lib/symptoms earliestNodeWarnings).
- * @returns null when no such case
+ * The earliest-node warnings for a chosen failure node of a case, as this viewer may see them
+ * (lib/symptoms earliestNodeWarnings; issue 20 item 2). Detector-based warnings (a rule of a
+ * chosen category firing upstream) need the blindness gate's `detector`: an annotator before
+ * submitting gets them only when the assignment is assisted (then recorded as assisted at submit).
+ * Otherwise only the checks of the viewer's own inputs run: evidence quotes lying downstream of
+ * the chosen node.
+ * @returns `{warnings, detector}` (whether detector-based checks ran), or null when no such case
  * @throws EarliestCheckError when the node is not in the case
  */
 export async function caseEarliestCheck(
   db: Db,
+  viewer: Viewer,
   caseId: string,
   o: { node: string; categories: Category[]; evidence: Array<{ nodeId: string; quote: string }> },
-): Promise<EarliestWarning[] | null> {
-  const d = await caseDetection(db, caseId);
+): Promise<{ warnings: EarliestWarning[]; detector: boolean } | null> {
+  const [d, gate] = await Promise.all([caseDetection(db, caseId), blindnessGate(db, viewer, { caseId })]);
   if (!d) return null;
-  return earliestNodeWarnings({ graph: d.graph, detection: d.detection, chosenNode: o.node, categories: o.categories, evidence: o.evidence });
+  const detection = gate.detector ? d.detection : { nodes: [] };
+  return { warnings: earliestNodeWarnings({ graph: d.graph, detection, chosenNode: o.node, categories: o.categories, evidence: o.evidence }), detector: gate.detector };
 }
 
 /**
- * The earliest-node warnings for an annotation's fields (what the form shows for that tuple), to
- * record with it at submit/finalize. Undefined when no node is chosen or the node is not in the
- * case (validation reports that separately).
+ * The earliest-node warnings for an annotation's fields (what the form showed this viewer for
+ * that tuple: caseEarliestCheck), to record with it at submit/finalize. Undefined when no node is
+ * chosen or the node is not in the case (validation reports that separately).
  */
 export async function warningsForFields(
   db: Db,
+  viewer: Viewer,
   caseId: string,
   f: { nodeId: string | null; categories: Category[]; evidence: Array<{ nodeId: string; quote: string }> },
 ): Promise<EarliestWarning[] | undefined> {
   if (!f.nodeId) return undefined;
   try {
-    return (await caseEarliestCheck(db, caseId, { node: f.nodeId, categories: f.categories, evidence: f.evidence })) ?? undefined;
+    return (await caseEarliestCheck(db, viewer, caseId, { node: f.nodeId, categories: f.categories, evidence: f.evidence }))?.warnings ?? undefined;
   } catch (e) {
     if (e instanceof EarliestCheckError) return undefined;
     throw e;

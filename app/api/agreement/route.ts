@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { AGREEMENT_TABLES, agreementTable, tableToCsv } from "@/lib/agreement";
-import { getDb } from "@/lib/db";
+import { blindnessGate, getDb } from "@/lib/db";
 import { agreementFromDb, disagreementFromDb, madAgreementFromDb } from "@/lib/services/agreement";
 import { viewerForRequest } from "@/lib/session";
 
@@ -27,8 +27,7 @@ export async function GET(req: Request) {
   const parsed = q.safeParse(Object.fromEntries(new URL(req.url).searchParams));
   if (!parsed.success) return Response.json({ error: `${parsed.error.issues[0].path.join(".") || "query"}: ${parsed.error.issues[0].message}` }, { status: 400 });
   const db = getDb();
-  const pending = await db.assignment.count({ where: { userId: v.id, role: "annotator", status: { not: "submitted" } } });
-  if (pending > 0) return Response.json({ error: "hidden while you have unsubmitted annotations of your own" }, { status: 403 });
+  if (!(await blindnessGate(db, v, { allCases: true })).references) return Response.json({ error: "hidden while you have unsubmitted annotations of your own" }, { status: 403 });
   const { format, table, ...filter } = parsed.data;
   const [report, mad, dis] = await Promise.all([agreementFromDb(db, filter), madAgreementFromDb(db), disagreementFromDb(db, filter)]);
   if (format === "json") {

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
 import { bundleIdFromParam } from "@/lib/case-links";
-import { getCaseAnnotationsFor, getCaseByBundleId, getCaseGraph, getCaseLanes, getCaseTimeZero, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode, mayViewerSeeSymptoms } from "@/lib/db";
+import { getCaseAnnotationsFor, getCaseForViewer, getCaseGraph, getCaseLanes, getCaseTimeZero, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
 import { BLOCK_ROWS, compactGraph } from "@/lib/layout";
 import type { BigTraceProps } from "@/components/trace/big-inspector";
@@ -38,12 +38,15 @@ export default async function CasePage({ params, searchParams }: { params: Param
   const bundleId = bundleIdFromParam((await params).caseId.join("/"));
   const { node: requested, finalized: justFinalized } = casePageQuerySchema.parse(await searchParams);
   const db = getDb();
-  const c = await getCaseByBundleId(db, { bundleId });
-  if (!c) notFound();
+  // The case's fields through the one projection of lib/db: the reference layer (labels, reference
+  // answer, file name, label-derived notes) is withheld by the server from a viewer who is blind on it.
+  const seen = await getCaseForViewer(db, viewer, { bundleId });
+  if (!seen) notFound();
+  const { case: c, gate } = seen;
   const windowed = c.nodeCount > windowedFrom();
   const [full, bigGraph, ann, queue] = await Promise.all([
     windowed ? null : getCaseGraph(db, { caseId: c.id }),
-    windowed ? bigTrace(c.id, c.nodeCount, requested, () => mayViewerSeeSymptoms(db, viewer, c.id)) : null,
+    windowed ? bigTrace(c.id, c.nodeCount, requested, async () => gate.detector) : null,
     getCaseAnnotationsFor(db, viewer, { caseId: c.id }),
     listQueue(db, viewer),
   ]);
@@ -68,7 +71,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
 
   return (
     <div className="flex flex-col gap-4">
-      <CaseHeader c={c} finalized={!ann.blind && !!c.finalizedAt} blind={ann.blind} />
+      <CaseHeader c={c} finalized={gate.references && !!c.finalizedAt} withheld={c.withheld} />
       <OtlpTraceStatus state={otlpState} />
       {viewer.roles.some((r) => r === "researcher" || r === "admin") ? (
         <p className="text-sm">
@@ -127,7 +130,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
         canReplay={canReplay}
         symptoms={symptoms}
       />
-      {!ann.blind ? <ReferenceLabels bundleId={c.bundleId} labels={c.referenceLabels} /> : null}
+      {gate.references ? <ReferenceLabels bundleId={c.bundleId} labels={c.referenceLabels} /> : null}
     </div>
   );
 }

@@ -1,26 +1,21 @@
 /**
  * The repair-search API route handlers (app/api/repair-searches/**) called as Next.js calls them,
- * with the session mocked (a header names the viewer's role; no sign-in). No worker runs
- * (SYMTRACE_EMBEDDED_WORKER=0): the searches stay queued; nothing calls a model.
+ * with real sessions: each role signs in through better-auth (lib/testing/session.ts) and the
+ * request carries its session cookie, so the 401/403 come from the product's lib/session (no
+ * mock). No worker runs (SYMTRACE_EMBEDDED_WORKER=0): the searches stay queued; nothing calls a
+ * model.
  */
-import { afterAll, beforeAll, describe, expect, test, vi } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { syntheticBundle } from "../../bundle";
 import { importCase, type Db } from "../../db";
 import { freshTestDb } from "../../db/test-db";
-
-vi.mock("@/lib/session", () => ({
-  viewerForRequest: async (req: Request, ...roles: string[]) => {
-    const role = req.headers.get("x-test-role");
-    if (!role) return Response.json({ error: "sign in first" }, { status: 401 });
-    if (roles.length && !roles.includes(role)) return Response.json({ error: `this needs the role ${roles.join(" or ")}` }, { status: 403 });
-    return { id: `user-${role}`, email: `${role}@t`, name: role, roles: [role] };
-  },
-}));
+import { signedInUser } from "../../testing/session";
 
 type H = { GET?(req: Request, ctx?: unknown): Promise<Response>; POST?(req: Request, ctx?: unknown): Promise<Response> };
 let db: Db;
 let caseId: string;
 let list: H, one: H, cancel: H;
+const users: Record<string, { id: string; cookie: string }> = {};
 const ENV = ["SYMTRACE_REPLAY_UPSTREAM", "SYMTRACE_SEARCH_JUDGE_CMD", "SYMTRACE_REPLAY_EVALUATOR", "SYMTRACE_EMBEDDED_WORKER"] as const;
 const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
 
@@ -30,7 +25,7 @@ beforeAll(async () => {
   process.env.SYMTRACE_EMBEDDED_WORKER = "0";
   db = h.db;
   caseId = (await importCase(db, { bundle: syntheticBundle({ id: "rs-api", turns: 2 }) })).caseId;
-  for (const role of ["researcher", "admin", "annotator"]) await db.user.create({ data: { id: `user-${role}`, name: role, email: `${role}@t`, roles: role } });
+  for (const role of ["researcher", "admin", "annotator"] as const) users[role] = await signedInUser(db, [role]);
   list = (await import("../../../app/api/repair-searches/route")) as H;
   one = (await import("../../../app/api/repair-searches/[id]/route")) as H;
   cancel = (await import("../../../app/api/repair-searches/[id]/cancel/route")) as H;
@@ -41,14 +36,22 @@ afterAll(async () => {
   await db?.$disconnect();
 });
 
+/** A request as `role`'s browser sends it (its session cookie), or signed out (null), or with a forged cookie ("forged"). */
 const req = (url: string, role: string | null, body?: unknown) =>
-  new Request(`http://app.test${url}`, { method: body === undefined ? "GET" : "POST", headers: { "content-type": "application/json", ...(role ? { "x-test-role": role } : {}) }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  new Request(`http://app.test${url}`, {
+    method: body === undefined ? "GET" : "POST",
+    headers: { "content-type": "application/json", ...(role === "forged" ? { cookie: "better-auth.session_token=forged.token" } : role ? { cookie: users[role].cookie } : {}) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
 const params = (id: string) => ({ params: Promise.resolve({ id }) });
 
 describe("repair-search API", () => {
   test("POST needs a researcher/admin and a configured endpoint; freezes the server's settings with the request's search parameters; GET list/one; cancel", async () => {
     delete process.env.SYMTRACE_REPLAY_UPSTREAM;
-    expect((await list.POST!(req("/api/repair-searches", null, { sourceCaseId: caseId }))).status).toBe(401);
+    const signedOut = await list.POST!(req("/api/repair-searches", null, { sourceCaseId: caseId }));
+    expect(signedOut.status).toBe(401);
+    expect(await signedOut.json()).toEqual({ error: "sign in first" });
+    expect((await list.GET!(req("/api/repair-searches", "forged"))).status).toBe(401);
     expect((await list.POST!(req("/api/repair-searches", "annotator", { sourceCaseId: caseId }))).status).toBe(403);
     expect((await list.GET!(req("/api/repair-searches", "annotator"))).status).toBe(403);
     const noEndpoint = await list.POST!(req("/api/repair-searches", "researcher", { sourceCaseId: caseId }));
@@ -77,7 +80,7 @@ describe("repair-search API", () => {
       search: { iterations: 12, k: 2, l: 4, c: 1.41, maxDepth: 8, budget: { maxCalls: 100, maxTokens: null } },
     });
     expect((await list.POST!(req("/api/repair-searches", "admin", { sourceCaseId: "nope" }))).status).toBe(404);
-    expect(await db.auditEvent.count({ where: { action: "repair-search.create", entityId: search.id, actorId: "user-researcher" } })).toBe(1);
+    expect(await db.auditEvent.count({ where: { action: "repair-search.create", entityId: search.id, actorId: users.researcher.id } })).toBe(1);
 
     const l = (await (await list.GET!(req(`/api/repair-searches?caseId=${caseId}`, "admin"))).json()) as { searches: Array<{ id: string }> };
     expect(l.searches.map((s) => s.id)).toEqual([search.id]);

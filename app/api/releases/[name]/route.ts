@@ -1,5 +1,6 @@
 import { Readable } from "node:stream";
 import { releaseArchive } from "@/lib/services/release-store";
+import { blindnessGate, getDb } from "@/lib/db";
 import { viewerForRequest } from "@/lib/session";
 
 export const dynamic = "force-dynamic";
@@ -12,6 +13,8 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, ctx: { params: Promise<{ name: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  // a release holds everyone's annotations: closed while the viewer has open annotations of their own
+  if (!(await blindnessGate(getDb(), v, { allCases: true })).references) return Response.json({ error: "hidden while you have unsubmitted annotations of your own: a release holds everyone's annotations" }, { status: 403 });
   const raw = decodeURIComponent((await ctx.params).name);
   const name = raw.endsWith(".tar.gz") ? raw.slice(0, -".tar.gz".length) : null;
   const stream = name ? releaseArchive(name) : null;

@@ -13,10 +13,11 @@ const bodySchema = z.object({
 });
 
 /**
- * POST {node, categories, evidence}: the earliest-node warnings for that chosen node (issue 12
- * item 5) — rules of the chosen categories on its ancestors, evidence quotes downstream of it.
- * Open to every viewer of the case, annotators included before submitting: only these warnings
- * are returned, never the detection result. POST because evidence quotes can be long.
+ * POST {node, categories, evidence} → `{warnings, detector}`: the earliest-node warnings for that
+ * chosen node (issue 12 item 5) — evidence quotes downstream of it, and, for a viewer who may see
+ * the detector layer (lib/db blindnessGate: after submitting, or an assisted assignment), rules of
+ * the chosen categories on its ancestors (issue 20 item 2). `detector` says whether rule-based
+ * checks ran. Never the detection result itself. POST because evidence quotes can be long.
  */
 export async function POST(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
   const r = await caseRoute(req, ctx.params);
@@ -24,9 +25,9 @@ export async function POST(req: Request, ctx: { params: Promise<{ caseId: string
   const body = await parseBody(req, bodySchema);
   if (body instanceof Response) return body;
   try {
-    const warnings = await caseEarliestCheck(getDb(), r.caseId, body);
-    if (!warnings) return Response.json({ error: "no such case" }, { status: 404 });
-    return Response.json({ warnings });
+    const checked = await caseEarliestCheck(getDb(), r.viewer, r.caseId, body);
+    if (!checked) return Response.json({ error: "no such case" }, { status: 404 });
+    return Response.json(checked);
   } catch (e) {
     if (e instanceof EarliestCheckError) return Response.json({ error: e.message, fieldErrors: [{ field: "node", message: e.message }] }, { status: 400 });
     return errorResponse(e);

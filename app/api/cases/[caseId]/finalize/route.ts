@@ -17,7 +17,7 @@ export async function POST(req: Request, ctx: { params: Promise<{ caseId: string
   if (body instanceof Response) return body;
   try {
     const db = getDb();
-    const warningsShown = await warningsForFields(db, caseId, body.fields);
+    const warningsShown = await warningsForFields(db, v, caseId, body.fields);
     return Response.json({ annotation: await finalizeCase(db, v, { caseId, fields: body.fields, warningsShown }) });
   } catch (e) {
     return errorResponse(e);

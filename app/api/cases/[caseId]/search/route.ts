@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { bundleIdFromParam } from "@/lib/case-links";
 import { viewerForRequest } from "@/lib/session";
-import { findCaseId, getDb, searchCaseNodePositions } from "@/lib/db";
+import { findCaseIdFor, getDb, searchCaseNodePositions } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +15,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ caseId: string 
   if (!parsed.success) return Response.json({ error: parsed.error.issues[0].message }, { status: 400 });
   const bundleId = bundleIdFromParam((await ctx.params).caseId);
   const db = getDb();
-  const caseId = await findCaseId(db, { bundleId });
+  const caseId = await findCaseIdFor(db, v, { bundleId });
   if (!caseId) return Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
   const found = await searchCaseNodePositions(db, { caseId, q: parsed.data.q });
   return Response.json({ nodeIds: found.map((f) => f.nodeId), orderIndexes: found.map((f) => f.orderIndex) });

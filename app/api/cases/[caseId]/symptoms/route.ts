@@ -1,6 +1,6 @@
 import { bundleIdFromParam } from "@/lib/case-links";
 import { viewerForRequest } from "@/lib/session";
-import { findCaseId, getDb } from "@/lib/db";
+import { findCaseIdFor, getDb } from "@/lib/db";
 import { SymptomsUnavailable, windowedSymptomNode, windowedSymptomsFor } from "@/lib/services/symptoms-case";
 
 export const dynamic = "force-dynamic";
@@ -17,7 +17,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ caseId: string 
   if (v instanceof Response) return v;
   const bundleId = bundleIdFromParam((await ctx.params).caseId);
   const db = getDb();
-  const caseId = await findCaseId(db, { bundleId });
+  const caseId = await findCaseIdFor(db, v, { bundleId });
   if (!caseId) return Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
   const node = new URL(req.url).searchParams.get("node");
   try {

@@ -1,4 +1,5 @@
 import { readReleaseFile } from "@/lib/services/release-store";
+import { blindnessGate, getDb } from "@/lib/db";
 import { viewerForRequest } from "@/lib/session";
 
 export const dynamic = "force-dynamic";
@@ -11,6 +12,8 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, ctx: { params: Promise<{ name: string; file: string[] }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  // a release holds everyone's annotations: closed while the viewer has open annotations of their own
+  if (!(await blindnessGate(getDb(), v, { allCases: true })).references) return Response.json({ error: "hidden while you have unsubmitted annotations of your own: a release holds everyone's annotations" }, { status: 403 });
   const { name, file } = await ctx.params;
   const rel = file.map((s) => decodeURIComponent(s)).join("/");
   const f = readReleaseFile(decodeURIComponent(name), rel);

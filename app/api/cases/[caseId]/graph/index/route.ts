@@ -1,6 +1,6 @@
 import { bundleIdFromParam } from "@/lib/case-links";
 import { viewerForRequest } from "@/lib/session";
-import { findCaseId, getDb, getGraphIndex } from "@/lib/db";
+import { findCaseIdFor, getDb, getGraphIndex } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +15,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ caseId: string 
   if (v instanceof Response) return v;
   const bundleId = bundleIdFromParam((await ctx.params).caseId);
   const db = getDb();
-  const caseId = await findCaseId(db, { bundleId });
+  const caseId = await findCaseIdFor(db, v, { bundleId });
   if (!caseId) return Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
   const ix = await getGraphIndex(db, { caseId });
   const body = new Uint8Array(ix.count * 2);

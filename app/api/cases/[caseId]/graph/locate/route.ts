@@ -1,6 +1,6 @@
 import { bundleIdFromParam } from "@/lib/case-links";
 import { viewerForRequest } from "@/lib/session";
-import { findCaseId, getDb, locateNode } from "@/lib/db";
+import { findCaseIdFor, getDb, locateNode } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
@@ -12,7 +12,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ caseId: string 
   if (!nodeId) return Response.json({ error: "node: required" }, { status: 400 });
   const bundleId = bundleIdFromParam((await ctx.params).caseId);
   const db = getDb();
-  const caseId = await findCaseId(db, { bundleId });
+  const caseId = await findCaseIdFor(db, v, { bundleId });
   if (!caseId) return Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
   const orderIndex = await locateNode(db, { caseId, nodeId });
   if (orderIndex === null) return Response.json({ error: `no node "${nodeId}" in this case` }, { status: 404 });

@@ -1,6 +1,6 @@
 import { bundleIdFromParam } from "@/lib/case-links";
 import { viewerForRequest } from "@/lib/session";
-import { findCaseId, getDb, getNodeDetail } from "@/lib/db";
+import { findCaseIdFor, getDb, getNodeDetail } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
@@ -14,7 +14,7 @@ export async function GET(req: Request, ctx: { params: Promise<{ caseId: string;
   if (v instanceof Response) return v;
   const p = await ctx.params;
   const db = getDb();
-  const caseId = await findCaseId(db, { bundleId: bundleIdFromParam(p.caseId) });
+  const caseId = await findCaseIdFor(db, v, { bundleId: bundleIdFromParam(p.caseId) });
   if (!caseId) return Response.json({ error: `no case "${bundleIdFromParam(p.caseId)}"` }, { status: 404 });
   const nodeId = bundleIdFromParam(p.nodeId);
   let body: string;

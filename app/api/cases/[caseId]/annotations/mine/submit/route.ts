@@ -18,7 +18,7 @@ export async function POST(req: Request, ctx: { params: Promise<{ caseId: string
   try {
     const db = getDb();
     const own = await getOwnAnnotation(db, v, { caseId, kind: "initial" });
-    const warningsShown = own ? await warningsForFields(db, caseId, own) : undefined;
+    const warningsShown = own ? await warningsForFields(db, v, caseId, own) : undefined;
     return Response.json({ annotation: await submitInitial(db, v, { caseId, version: body.version, warningsShown }) });
   } catch (e) {
     return errorResponse(e);
