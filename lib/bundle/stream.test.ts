@@ -61,13 +61,15 @@ describe("streamBundleFile: the same hash as the in-memory path", () => {
     for (const [id, , oi] of got.nodes) expect(fixes.get(id) ?? oi).toBe(mem.bundle!.order.indexOf(id));
   });
 
-  test("bundles imported from every shared dataset file (Who&When, MAD, Langfuse)", async () => {
+  // The samples (the full Who&When set, 184 logs, has its own import test: lib/importers/who-and-when-full.test.ts)
+  test("bundles imported from every shared dataset sample file (Who&When, MAD, Langfuse)", async () => {
     const files: string[] = [];
     const walk = (d: string) => {
       for (const e of readdirSync(d, { withFileTypes: true })) {
         const f = path.join(d, e.name);
-        if (e.isDirectory()) walk(f);
-        else if (e.name.endsWith(".json")) files.push(f);
+        if (e.isDirectory()) {
+          if (e.name !== "who_and_when_full") walk(f);
+        } else if (e.name.endsWith(".json")) files.push(f);
       }
     };
     walk(path.join(SHARED, "datasets"));
