@@ -19,8 +19,11 @@ const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirna
 const GOLD_DIR = path.join(SHARED, "fixtures/bundles");
 const pct = (r: { x: number; n: number }) => `${r.x}/${r.n}`;
 
+// The dataset samples; the full Who&When set (who_and_when_full, 184 logs) is the attribution benchmark's (lib/services/attribution).
+const SAMPLES = ["datasets/who_and_when", "datasets/mast_mad", "datasets/langfuse_framework_traces"].map((d) => path.join(SHARED, d));
+
 describe("detect on every gold bundle and shared sample", () => {
-  const all = evalFromFiles([GOLD_DIR, path.join(SHARED, "datasets")]);
+  const all = evalFromFiles([GOLD_DIR, ...SAMPLES]);
 
   test("every file imports and every case is detected; evidence quotes are found at their paths", () => {
     expect(all.skipped).toEqual([]);
@@ -53,7 +56,7 @@ describe("detect on every gold bundle and shared sample", () => {
     const walk = (p: string): string[] => (statSync(p).isDirectory() ? readdirSync(p).flatMap((f) => walk(path.join(p, f))) : p.endsWith(".bundle.json") || p.includes("datasets") ? [p] : []);
     let hits = 0;
     let cases = 0;
-    for (const f of [GOLD_DIR, path.join(SHARED, "datasets")].flatMap(walk).filter((f) => f.endsWith(".json"))) {
+    for (const f of [GOLD_DIR, ...SAMPLES].flatMap(walk).filter((f) => f.endsWith(".json"))) {
       for (const c of importText(readFileSync(f, "utf8"), f).cases) {
         cases++;
         const b = c.bundle;
