@@ -4,7 +4,7 @@
  * settings are exactly the ones the run used (the commands are repo-relative because the script
  * runs in the repo root), the report is the one `experiment run` stored at the end.
  *
- *   node --import tsx scripts/calibrated-demo.ts [--cases 16] [--workers 2] [--port 0] [--tool-port 0] [--seed 13] [--keep]
+ *   node --import tsx scripts/calibrated-demo.ts [--cases 30] [--workers 2] [--port 0] [--tool-port 0] [--seed 13] [--keep]
  *
  * Steps: bundle mas/calibrated.ts with esbuild into data/calibrated-mas/calibrated.mjs (run as
  * `node data/calibrated-mas/calibrated.mjs`); record `--cases` failed source runs in a world with
@@ -30,7 +30,7 @@ function arg(name: string, d: string): string {
 }
 
 async function main(): Promise<void> {
-  const cases = Number(arg("--cases", "16"));
+  const cases = Number(arg("--cases", "30"));
   const workers = Number(arg("--workers", "2"));
   const seed = Number(arg("--seed", "13"));
   const port = Number(arg("--port", "0"));

@@ -384,7 +384,13 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
 
   let pending = 0;
   let noVerdict = 0;
-  for (const m of input.methods) for (const s of states[m]) if (!s.skipped && s.pass === null) (s.noVerdict ? noVerdict++ : pending++);
+  for (const m of input.methods) {
+    for (const s of states[m]) {
+      if (s.skipped || s.pass !== null) continue;
+      if (s.noVerdict) noVerdict++;
+      else pending++;
+    }
+  }
 
   return {
     ...(input.experiment !== undefined ? { experiment: input.experiment } : {}),
