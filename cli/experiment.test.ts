@@ -9,7 +9,7 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { serializeBundle, syntheticBundle } from "../lib/bundle";
-import { fakeMethods } from "../lib/jobs/experiment-fake-methods";
+import { FAKE_METHODS_STAMP, fakeMethods } from "../lib/jobs/experiment-fake-methods";
 import { experimentCommand } from "./experiment";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -35,14 +35,21 @@ describe("symtrace experiment", () => {
     expect(Object.keys(o)).toEqual(["experiment", "cases", "methods", "comparisons"]);
     expect(o.cases).toBe(4);
     expect(Object.keys(o.methods)).toEqual(["rerun", "nudge", "last-node"]);
-    expect(o.methods.nudge).toMatchObject({ attempts: 8, calls: 24, skipped: 0, errors: 0, pass: { k: 1 } });
+    // node level: pass@1 is attempt 1, and the counts are of the same attempts (issue 20 item 8): 4 cases × attempt 1
+    expect(o.methods.nudge).toMatchObject({ attempts: 4, calls: 12, skipped: 0, errors: 0, pass: { k: 1 } });
     expect(o.methods.rerun.pass.k).toBe(2);
     // The issue-13 fields plus `cost` (MAS vs aux calls and tokens, per repaired case; issue 15 item 5).
-    expect(Object.keys(o.methods.nudge).sort()).toEqual(["attempts", "calls", "cost", "errors", "pass", "rep1", "rep3", "repairsPer1k", "skipped"]);
+    expect(Object.keys(o.methods.nudge).sort()).toEqual(["attempts", "calls", "cost", "errors", "noVerdict", "noVerdictCases", "pass", "rep1", "rep3", "repairsPer1k", "skipped"]);
     expect(o.comparisons.map((c) => Object.keys(c).sort())[0]).toEqual(["a", "b", "diffPoints", "family", "hi", "holmP", "lo", "mcnemarP", "n01", "n10"]);
     const doc = JSON.parse(readFileSync(path.join(out, "experiment.json"), "utf8"));
     expect(doc).toMatchObject({ format: "symtrace.experiment/v1", experiment: o.experiment, status: "finished", settings: { command: ["node", "mas.js"], seed: 3, attempts: 2 } });
     expect(doc.cli).toEqual(o);
+    // injected fake methods leave their trace: the frozen settings, the report's meta and notes, every attempt
+    expect(doc.settings.fake).toBe(FAKE_METHODS_STAMP);
+    expect(doc.report.meta.fake).toBe(FAKE_METHODS_STAMP);
+    expect(doc.report.meta.notes[0]).toBe(`NOT A MEASUREMENT: ${FAKE_METHODS_STAMP}.`);
+    expect(doc.attempts.every((a: { judgeReason: string | null }) => a.judgeReason === FAKE_METHODS_STAMP)).toBe(true);
+    expect(readFileSync(path.join(out, "tables", "settings.csv"), "utf8")).toContain(FAKE_METHODS_STAMP);
     const csv = readFileSync(path.join(out, "results.csv"), "utf8").trim().split("\n");
     expect(csv.length).toBe(1 + doc.attempts.length);
     expect(readdirSync(path.join(out, "tables")).sort()).toEqual(["attempts.csv", "comparisons.csv", "efficiency.csv", "repair.csv", "reproduction.csv", "settings.csv"]);
@@ -59,7 +66,11 @@ describe("symtrace experiment", () => {
   test("budget cap: exit 3, the object covers what ran", async () => {
     const r = await experimentCommand(["run", "--cases", path.join(casesDir, "c0.json"), "--cases", path.join(casesDir, "c1.json"), "--methods", "random-node", ...common, "--max-calls", "5", "--out", path.join(tmp, "out3")], { url, methods: fakeMethods({ stepMs: 1 }), log: quiet });
     expect(r.code).toBe(3);
-    expect((r.output as { methods: Record<string, { attempts: number; calls: number }> }).methods["random-node"]).toMatchObject({ attempts: 2, calls: 6 });
+    // what ran = the attempts pass@1 counts (attempt 1) + the later ones, shown apart (efficiency beyondK)
+    const m = (r.output as { methods: Record<string, { attempts: number; calls: number }> }).methods["random-node"];
+    const eff = JSON.parse(readFileSync(path.join(tmp, "out3", "experiment.json"), "utf8")).report.efficiency.find((e: { mas: string; method: string }) => e.mas === "all" && e.method === "random-node");
+    expect(m.attempts + eff.beyondK.attempts).toBe(2);
+    expect(m.calls + eff.beyondK.calls).toBe(6);
   }, 60_000);
 
   test("bad usage exits 2 naming the flag; bad files / names exit 1 naming the file or path", async () => {
@@ -87,16 +98,33 @@ describe("symtrace experiment", () => {
     expect(err(r).message).toMatch(/no experiment with id "no-such-experiment"/);
   }, 60_000);
 
-  test("wired into `npm run symtrace` (child process, fake methods)", async () => {
+  test("wired into `npm run symtrace`; SYMTRACE_EXPERIMENT_FAKE_METHODS=1 is NOT honoured by the production CLI (issue 20 item 5)", async () => {
+    const run = (entry: string, out: string) =>
+      promisify(execFile)(
+        process.execPath,
+        ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", entry, "experiment", "run", "--cases", path.join(casesDir, "c2.json"), "--methods", "last-node", ...common, "--out", out],
+        { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, SYMTRACE_EXPERIMENT_FAKE_METHODS: "1", SYMTRACE_FAKE_STEP_MS: "1" } },
+      ).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? "" }));
+    // the production entry: the variable is ignored, the real Last-Node ran (no MAS to replay here), nothing is stamped fake
+    const prod = path.join(tmp, "out-child-prod");
+    await run("cli/symtrace.ts", prod);
+    const real = JSON.parse(readFileSync(path.join(prod, "experiment.json"), "utf8"));
+    expect(real.settings.fake).toBeUndefined();
+    expect(real.report.meta.fake).toBeUndefined();
+    expect(real.attempts.length).toBeGreaterThan(0);
+    for (const a of real.attempts) {
+      expect(a.judgeReason ?? "").not.toContain("FAKE");
+      // a fake attempt passes or fails with its 3 scripted calls; the real one could not reach the upstream
+      expect(a.status).toBe("error");
+      expect(a.error).toMatch(/upstream http:\/\/127\.0\.0\.1:9\/v1 unreachable/);
+    }
+    // the test harness's entry injects the fakes, and they say so
     const out = path.join(tmp, "out-child");
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "cli/symtrace.ts", "experiment", "run", "--cases", path.join(casesDir, "c2.json"), "--methods", "last-node", ...common, "--out", out],
-      { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, SYMTRACE_EXPERIMENT_FAKE_METHODS: "1", SYMTRACE_FAKE_STEP_MS: "1" } },
-    );
+    const { stdout } = await run("lib/testing/fake-symtrace.ts", out);
     const lines = stdout.trim().split("\n");
     expect(lines.length).toBe(1);
-    expect(JSON.parse(lines[0])).toMatchObject({ cases: 1, methods: { "last-node": { attempts: 2 } } });
+    expect(JSON.parse(lines[0])).toMatchObject({ cases: 1, methods: { "last-node": { attempts: 1 } } });
+    expect(JSON.parse(readFileSync(path.join(out, "experiment.json"), "utf8")).settings.fake).toBe(FAKE_METHODS_STAMP);
     const help = await promisify(execFile)(process.execPath, ["--import", "tsx", "cli/symtrace.ts", "help"], { cwd: ROOT });
     expect(help.stdout).toContain("symtrace experiment run");
   }, 120_000);

@@ -30,7 +30,8 @@
  * Exit codes: 0 the experiment finished; 3 it stopped at the budget cap (the object covers what
  * ran); 1 invalid input (a case file, an unknown case, bad settings — errors name the file / JSON
  * path / flag) or the experiment was cancelled; 2 bad usage.
- * Test hook: SYMTRACE_EXPERIMENT_FAKE_METHODS=1 runs fake methods (lib/jobs/experiment-fake-methods.ts).
+ * Methods: always lib/services/experiments/methods, unless a test injects a registry (`methods`);
+ * an injected fake registry is stamped into the frozen settings (`fake`) and so into the report.
  */
 import { mkdirSync, readFileSync, writeFileSync, existsSync, statSync } from "node:fs";
 import path from "node:path";
@@ -111,7 +112,7 @@ const safeName = (id: string) => id.replace(/[^A-Za-z0-9._-]+/g, "__");
 export interface ExperimentCommandOptions {
   /** Database URL (default DATABASE_URL / the embedded SQLite file). */
   url?: string;
-  /** Method registry (default: SYMTRACE_EXPERIMENT_FAKE_METHODS=1 → fake methods, else lib/services/experiments/methods). */
+  /** Method registry injected by a test (default lib/services/experiments/methods; no environment variable changes it). */
   methods?: MethodRegistry;
   /** Progress lines (default stderr). */
   log?: (line: string) => void;
@@ -243,8 +244,7 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
   const { ExperimentError } = await import("../lib/db/experiments");
   const { startExperiment, cancelExperimentRun } = await import("../lib/services/experiments/run");
   const { ExperimentWorker } = await import("../lib/jobs/experiment-worker");
-  const { fakeMethodsFromEnv } = await import("../lib/jobs/experiment-fake-methods");
-  let registry = o.methods ?? fakeMethodsFromEnv(process.env, "cli") ?? undefined;
+  let registry = o.methods;
   const onSigint = () => void cancel?.();
   let cancel: (() => Promise<unknown>) | null = null;
   try {
@@ -269,6 +269,9 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
       if (ids.length === 0) return fail(1, `no case found in ${p.cases.join(", ")}`, "--cases");
       cases = { kind: "list", bundleIds: ids };
     }
+    // Anything fake that will run is stamped in the frozen settings (shown with the report).
+    const fake = [...new Set(methods.map((m) => registry?.[m]?.fake).filter((f): f is string => !!f))];
+    if (fake.length) settings.fake = fake.join("; ");
     let e;
     try {
       e = await startExperiment(db, { name: p.opts["--name"], settings, methods, cases });

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { gunzipSync } from "node:zlib";
 import { ciPct, pct, points, pValue } from "../components/experiments/format";
-import { methodLabel, type ExperimentReport } from "../lib/experiments";
+import { methodLabel, reportOfDocument, type ExperimentDocumentInput } from "../lib/experiments";
 import { hashContent, type ReplayBundle } from "../lib/bundle";
 import { claimNextAttempt, completeIfDone, createExperiment, importCase, listExperimentCases, openDb, finishAttempt, type Db } from "../lib/db";
 import { E2E_DATABASE_URL } from "../playwright.config";
@@ -117,7 +117,8 @@ test("experiment page: tables with hand-computed values, chart, forest plot, dri
   await expect(page.getByTestId("cell-mas-rerun-all")).toContainText("1/4 [4.56, 69.94]");
   // Table 2 layout: rep1 suspicious 7/12, rerun 8/10 (the error is not judged); rep3 1/4 and 1/3
   await expect(rate("cell-rep1-suspicious-node-all")).toHaveText("58.33");
-  await expect(rate("cell-rep1-rerun-all")).toHaveText("80.00");
+  // rep_1 per case (eq. 2): rerun c0 [T,F] ½, c1 1, c2 ⅔, c3 [T,T] 1 → 79.17 (pooled executions would say 8/10)
+  await expect(rate("cell-rep1-rerun-all")).toHaveText("79.17");
   await expect(rate("cell-rep3-suspicious-node-all")).toHaveText("25.00");
   await expect(rate("cell-rep3-rerun-all")).toHaveText("33.33");
   // Tables 7–8: AG2 Δ = +33.33 (n10/n01 = 1/0), CrewAI +100.00; McNemar p = 1
@@ -127,7 +128,9 @@ test("experiment page: tables with hand-computed values, chart, forest plot, dri
   await expect(ag2.getByTestId("mcnemar-p")).toHaveText("1.000");
   await expect(page.locator('[data-comparison="crewai:suspicious-node:rerun"]').getByTestId("diff")).toContainText("+100.00");
   // Table 9: suspicious 36 calls, 4 repairs → 111.1 per 1K; rerun 33 calls, 1 repair → 30.3
-  await expect(page.locator('[data-efficiency="all:suspicious-node"]').getByTestId("per1k")).toHaveText("111.1");
+  // node level: the attempts pass@1 counts (attempt 1 of each case: 12 calls, 3 repairs), later ones apart
+  await expect(page.locator('[data-efficiency="all:suspicious-node"]').getByTestId("per1k")).toHaveText("250.0");
+  await expect(page.locator('[data-efficiency="all:suspicious-node"]').getByTestId("eff-attempts")).toContainText("4+8 for rep_k (24 calls)");
   await expect(page.locator('[data-efficiency="all:rerun"]').getByTestId("per1k")).toHaveText("30.3");
   await expect(page.getByTestId("error-list")).toContainText("framework crashed: <script>x</script>");
 
@@ -172,19 +175,15 @@ test("a running experiment shows live progress and turns into the tables when it
   await expect(page.getByTestId("cell-mas-suspicious-node-all").getByTestId("rate")).toHaveText("75.00", { timeout: 15_000 });
 });
 
-/** The parts of demo/experiment/experiment.json.gz this test reads (the stored report of the run). */
-interface DemoDoc {
-  experiment: string;
-  status: string;
-  methods: string[];
-  report: Pick<ExperimentReport, "cases" | "methods" | "byMas" | "comparisons" | "efficiency">;
-}
+/** demo/experiment/experiment.json.gz: the document scripts/calibrated-demo.ts wrote (its attempts are what the figures are recomputed from). */
+type DemoDoc = ExperimentDocumentInput & { status: string };
 
-test("the shipped demo experiment (calibrated world, ≥ 30 failures × all nine methods): the stored values in the tables, chart and forest plot", async ({ page }) => {
+test("the shipped demo experiment (calibrated world, 30 failures × all nine methods): the tables, chart and forest plot show the figures recomputed from its attempts", async ({ page }) => {
   // Seeded by scripts/e2e-server.sh (npm run db:seed → scripts/demo-data.ts seedDemoExperiment). The
-  // expected values are read from the shipped document's stored report, not written here.
+  // expected values are RECOMPUTED here from the document's attempts (lib/experiments reportOfDocument
+  // → summarizeExperiment), not read from its stored report, not written here.
   const doc = JSON.parse(gunzipSync(readFileSync(path.join(process.cwd(), "demo/experiment/experiment.json.gz"))).toString("utf8")) as DemoDoc;
-  const r = doc.report;
+  const r = reportOfDocument(doc);
   expect(doc.status).toBe("finished");
   expect(r.cases).toBeGreaterThanOrEqual(30);
   expect(doc.methods).toHaveLength(9);
@@ -216,7 +215,15 @@ test("the shipped demo experiment (calibrated world, ≥ 30 failures × all nine
   expect(sn?.holmP).toBeLessThan(0.05);
   await expect(page.locator(`[data-comparison="${sn!.family}:suspicious-node:rerun"]`).getByTestId("holm-p")).toHaveClass(/font-semibold/);
   // Table 9: repairs per 1,000 calls
-  for (const e of r.efficiency) await expect(page.locator(`[data-efficiency="${e.mas}:${e.method}"]`).getByTestId("per1k")).toHaveText(e.repairsPer1k === null ? "—" : e.repairsPer1k.toFixed(1));
+  for (const e of r.efficiency) {
+    const row = page.locator(`[data-efficiency="${e.mas}:${e.method}"]`);
+    await expect(row.getByTestId("per1k")).toHaveText(e.repairsPer1k === null ? "—" : e.repairsPer1k.toFixed(1));
+    // tokens per repair is shown (the stored report of the earlier demo predated it: "—")
+    await expect(row.getByTestId("tokens-per-repair")).toHaveText(e.tokensPerRepair === null ? "—" : e.tokensPerRepair.toFixed(0));
+    await expect(row.getByTestId("eff-attempts")).toContainText(String(e.attempts));
+  }
+  expect(r.efficiency.filter((e) => e.tokensPerRepair !== null).length).toBeGreaterThan(0);
+  await expect(page.getByTestId("fake-note")).toHaveCount(0);
 
   // The chart: one x-axis tick per method, bars with Wilson whiskers; the forest plot: one point per comparison.
   const chart = page.getByTestId("pass-rate-chart");

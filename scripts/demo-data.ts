@@ -50,20 +50,22 @@ export async function seedDemoExperiment(db: Db, dir: string = demoExperimentDir
 
 /**
  * Pack a `symtrace experiment run` output directory and its case files into demo/experiment
- * (`node --import tsx scripts/demo-data.ts pack <out dir> <cases dir> [name]`).
+ * (scripts/calibrated-demo.ts; or `node --import tsx scripts/demo-data.ts pack <out dir> <cases dir>`).
+ * The document is copied as the run wrote it: nothing of a finished experiment is edited.
+ * @returns where it went, the experiment id and the bundle count
  */
-function pack(outDir: string, casesDir: string, name: string | undefined): void {
+export function pack(outDir: string, casesDir: string, _name?: string): { dir: string; experiment: unknown; bundles: number } {
   const doc = JSON.parse(readFileSync(path.join(outDir, "experiment.json"), "utf8")) as Record<string, unknown>;
-  if (name) doc.name = name;
+  if (_name) throw new Error("pack: renaming a finished experiment is editing it; name it at `experiment run --name`");
   const files = [...readdirSync(casesDir).map((f) => path.join(casesDir, f)), ...readdirSync(path.join(outDir, "bundles")).map((f) => path.join(outDir, "bundles", f))].filter((f) => f.endsWith(".json"));
   const bundles = files.map((f) => JSON.parse(readFileSync(f, "utf8")) as unknown);
   const dir = demoExperimentDir();
   mkdirSync(dir, { recursive: true });
   writeFileSync(path.join(dir, "experiment.json.gz"), gzipSync(JSON.stringify(doc), { level: 9 }));
   writeFileSync(path.join(dir, "bundles.json.gz"), gzipSync(JSON.stringify(bundles), { level: 9 }));
-  process.stdout.write(JSON.stringify({ dir, experiment: doc.experiment, bundles: bundles.length }) + "\n");
+  return { dir, experiment: doc.experiment, bundles: bundles.length };
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename) && process.argv[2] === "pack") {
-  pack(process.argv[3], process.argv[4], process.argv[5]);
+  process.stdout.write(JSON.stringify(pack(process.argv[3], process.argv[4], process.argv[5])) + "\n");
 }

@@ -10,16 +10,17 @@
  * (experiment attempt and repair-search lease, default 30000: a killed worker's attempt / search is
  * taken over after it expires; a search resumes from its last saved iteration).
  * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1).
- * Test hooks: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor,
- * SYMTRACE_EXPERIMENT_FAKE_METHODS=1 fake experiment methods (no MAS, no network).
+ * Test hook: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor. Experiment
+ * methods are always the real ones here; only the test harness (lib/testing/fake-worker.ts) starts
+ * this worker with fake methods injected (`runWorker({ methods })`), and they stamp what they touch.
  * The OTLP trace assembler (lib/services/otlp-assembler.ts) runs here too: SYMTRACE_OTLP_IDLE_SECONDS
  * (default 30); SYMTRACE_OTLP_ASSEMBLER=0 turns it off.
  */
+import path from "node:path";
 import { openDb, resolveDatabaseUrl } from "../lib/db";
 import {
   closeBoss,
   fakeExecutorFromEnv,
-  fakeMethodsFromEnv,
   newWorkerId,
   startExperimentWorkerBackend,
   startRepairSearchWorkerBackend,
@@ -28,6 +29,7 @@ import {
   type RepairSearchWorkerBackend,
   type WorkerBackend,
 } from "../lib/jobs";
+import type { MethodRegistry } from "../lib/jobs/experiment-types";
 import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -39,7 +41,11 @@ for (const sig of ["SIGTERM", "SIGINT"] as const) {
   process.on(sig, () => (requestStop ? requestStop(sig) : (pendingSignal ??= sig)));
 }
 
-async function main(): Promise<void> {
+/**
+ * Run the worker until SIGTERM / SIGINT.
+ * @param inject.methods an experiment-method registry injected by the test harness (default: the real methods)
+ */
+export async function runWorker(inject: { methods?: MethodRegistry } = {}): Promise<void> {
   const url = resolveDatabaseUrl(process.env.DATABASE_URL);
   const { db, provider } = openDb(url);
   const workerId = process.env.SYMTRACE_WORKER_ID || newWorkerId("worker:");
@@ -64,7 +70,7 @@ async function main(): Promise<void> {
     log(`replay worker ${workerId} started (${provider}, ${backend.kind}${executor ? ", fake executor " + process.env.SYMTRACE_WORKER_FAKE_EXECUTOR : ""})`);
   }
   if (kind === "all" || kind === "experiment") {
-    const methods = fakeMethodsFromEnv(process.env, workerId) ?? undefined;
+    const methods = inject.methods;
     experiments = await startExperimentWorkerBackend({
       db,
       url,
@@ -75,7 +81,7 @@ async function main(): Promise<void> {
       idlePollMs: num(process.env.SYMTRACE_WORKER_POLL_MS, 1000),
       log,
     });
-    log(`experiment worker ${workerId} started (${provider}, ${experiments.kind}${methods ? ", fake methods" : ""})`);
+    log(`experiment worker ${workerId} started (${provider}, ${experiments.kind}${methods && Object.values(methods).some((m) => m?.fake) ? ", FAKE methods (test harness)" : ""})`);
   }
   if (kind === "all" || kind === "repair-search") {
     searches = await startRepairSearchWorkerBackend({
@@ -113,7 +119,9 @@ async function main(): Promise<void> {
   if (pendingSignal) shutdown(pendingSignal);
 }
 
-main().catch((e) => {
-  process.stderr.write(`replay worker failed: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
+  runWorker().catch((e) => {
+    process.stderr.write(`replay worker failed: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });
+}

@@ -45,9 +45,9 @@ export function ReliabilityTable({ r }: { r: AgreementReport }) {
           <tr key={name} data-variable={name}>
             <td className="py-1.5">{name}</td>
             <td className="font-mono" data-testid="kappa">
-              {f3(v.kappa)}
+              {v.kappa === null ? <span title={v.kappaReason ?? undefined}>undefined{v.kappaReason ? <span className="block font-sans text-xs text-slate-500" data-testid="kappa-reason">{v.kappaReason}</span> : null}</span> : f3(v.kappa)}
             </td>
-            <td className="font-mono text-xs">{!bootstrapIntervalShown(r.cases) ? `— (n < ${MIN_CASES_FOR_CI})` : v.ci95 ? `${f3(v.ci95[0])} – ${f3(v.ci95[1])}` : v.kappaReason ?? "—"}</td>
+            <td className="font-mono text-xs" data-testid="kappa-ci">{!bootstrapIntervalShown(r.cases) ? `— (n < ${MIN_CASES_FOR_CI})` : v.ci95 ? `${f3(v.ci95[0])} – ${f3(v.ci95[1])}` : `— (${v.ciReason ?? v.kappaReason ?? "no interval"})`}</td>
             <td>{landisKoch(v.kappa)}</td>
             <td className="font-mono">{(100 * v.pairwiseAgreement).toFixed(1)}%</td>
             <td className="font-mono">

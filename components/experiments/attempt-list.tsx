@@ -3,7 +3,7 @@ import { caseHref } from "@/lib/case-links";
 import { methodLabel, type AttemptListItem } from "@/lib/experiments";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 
-const TONE: Record<AttemptListItem["status"], BadgeTone> = { passed: "green", failed: "red", error: "red", skipped: "slate", cancelled: "amber", queued: "slate", running: "blue" };
+const TONE: Record<AttemptListItem["status"], BadgeTone> = { passed: "green", failed: "red", error: "red", no_verdict: "slate", skipped: "slate", cancelled: "amber", queued: "slate", running: "blue" };
 const yesNo = (v: boolean | null) => (v === null ? "—" : v ? "yes" : "no");
 
 /**

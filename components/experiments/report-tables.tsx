@@ -9,7 +9,7 @@ function RateLink({ href, r, testId, title }: { href: string; r: RateCI | null; 
   return (
     <Link href={href} className="block text-blue-700 hover:underline" data-testid={testId} title={title}>
       <span data-testid="rate">{pct(r?.rate)}</span>
-      {r && r.n ? <span className="block text-[10px] text-slate-500">{r.x}/{r.n} {ciPct(r)}</span> : null}
+      {r && r.n ? <span className="block text-[10px] text-slate-500">{Number.isInteger(r.x) ? r.x : r.x.toFixed(2)}/{r.n} {ciPct(r)}</span> : null}
     </Link>
   );
 }
@@ -100,7 +100,7 @@ export function RepairGroupsTable({ report, basePath }: { report: ExperimentRepo
 }
 
 function CellNotes({ c }: { c: MethodCell }) {
-  const parts = [c.errors ? `${c.errors} error` : "", c.skippedCases ? `${c.skippedCases} skipped` : "", c.pendingCases ? `${c.pendingCases} pending` : ""].filter(Boolean);
+  const parts = [c.errors ? `${c.errors} error` : "", c.skippedCases ? `${c.skippedCases} skipped` : "", c.pendingCases ? `${c.pendingCases} pending` : "", c.noVerdictCases ? `${c.noVerdictCases} no verdict` : ""].filter(Boolean);
   return parts.length ? <span className="block text-[10px] text-amber-700">{parts.join(" · ")}</span> : null;
 }
 
@@ -126,6 +126,7 @@ export function RepairByMasTable({ report, basePath }: { report: ExperimentRepor
             {groups.map((g) => (
               <td key={g.key} className={TD}>
                 <RateLink href={cellHref(basePath, { method: m, mas: g.key })} r={g.cells[m].pass} testId={`cell-mas-${m}-${g.key}`} title={`pass of ${methodLabel(m)} on ${groupLabel(g)}: attempts`} />
+                <CellNotes c={g.cells[m]} />
               </td>
             ))}
           </tr>
@@ -198,6 +199,7 @@ export function EfficiencyTable({ report, basePath }: { report: ExperimentReport
           <th className={TH}>Repairs / 1K calls</th>
           <th className={TH}>Calls / repair</th>
           <th className={TH}>Tokens / repair</th>
+          <th className={TH} title="the attempts the repair table's pass@k counts (node level: attempt 1); later node-level attempts, run for rep_k only, are shown apart">Attempts</th>
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
@@ -216,7 +218,12 @@ export function EfficiencyTable({ report, basePath }: { report: ExperimentReport
             <td className={TD}>{e.repairs}</td>
             <td className={TD} data-testid="per1k">{e.repairsPer1k === null ? "—" : e.repairsPer1k.toFixed(1)}</td>
             <td className={TD}>{e.callsPerRepair === null ? "—" : e.callsPerRepair.toFixed(1)}</td>
-            <td className={TD}>{e.tokensPerRepair == null ? "—" : e.tokensPerRepair.toFixed(0)}</td>
+            <td className={TD} data-testid="tokens-per-repair">{e.tokensPerRepair == null ? "—" : e.tokensPerRepair.toFixed(0)}</td>
+            <td className={TD} data-testid="eff-attempts">
+              {e.attempts ?? "—"}
+              {e.noVerdict ? <span className="block text-[10px] text-amber-700">{e.noVerdict} no verdict</span> : null}
+              {e.beyondK?.attempts ? <span className="block text-[10px] text-slate-500">+{e.beyondK.attempts} for rep_k ({e.beyondK.calls} calls)</span> : null}
+            </td>
           </tr>
         ))}
       </tbody>

@@ -86,7 +86,10 @@ describe("undefined kappa", () => {
   test("a defined kappa whose resamples can be degenerate reports them", () => {
     expect(r.nodeType.kappa).toBe(1);
     expect(r.nodeType.undefinedResamples).toBeGreaterThan(0);
-    expect(r.nodeType.ci95).toEqual([1, 1]);
+    // 2 cases: below MIN_CASES_FOR_CI, so no interval (the dashboard, its CSV and the release datasheet all read this)
+    expect(r.nodeType.ci95).toBeNull();
+    expect(r.nodeType.ciReason).toBe("n < 10: too few cases for a bootstrap interval");
+    expect(r.primaryCategory.ciReason).toMatch(/^κ undefined: .*P_e = 1/);
   });
   test("cases without three initial annotations are excluded and reported", () => {
     const gold = readAnnotations(text("fixtures/bundles/gold-annotations.json"));

@@ -10,6 +10,7 @@ import { krippendorffAlpha } from "./krippendorff";
 import { categorySetKey, compareWithFinal, finalComposition, tupleKey, type FinalComparison, type FinalComposition } from "./adjudication";
 import { QUANTILE_RULE } from "./quantile";
 import { wilsonInterval } from "./wilson";
+import { bootstrapIntervalShown, MIN_CASES_FOR_CI } from "./sample-size";
 import type { Interval, Label } from "./types";
 
 /** Raters per case (annotation-protocol.md: three independent annotators). */
@@ -20,8 +21,10 @@ export interface VariableAgreement {
   /** Fleiss' κ; null when undefined (`kappaReason` says why). */
   kappa: number | null;
   kappaReason: string | null;
-  /** Percentile bootstrap interval of κ (level of the report); null when κ is undefined. */
+  /** Percentile bootstrap interval of κ (level of the report); null when κ is undefined, under MIN_CASES_FOR_CI cases, or when too many resamples have κ* undefined (`ciReason` says which). */
   ci95: Interval | null;
+  /** Why `ci95` is null, else null. */
+  ciReason: string | null;
   /** Mean over the three rater pairs (by position) of the share of cases on which the pair agrees. */
   pairwiseAgreement: number;
   /** Percentile bootstrap interval of the pairwise agreement (same resamples). */
@@ -163,7 +166,9 @@ export function analyzeAnnotations(cases: ReadonlyArray<AnnotatedCase>, opts: An
     return {
       kappa: f.kappa,
       kappaReason: f.reason,
-      ci95: f.kappa === null ? null : b.kappaCi,
+      // one rule for the dashboard, its CSVs and the release datasheet (sample-size.ts)
+      ci95: f.kappa === null || !bootstrapIntervalShown(used.length) ? null : b.kappaCi,
+      ciReason: f.kappa === null ? `κ undefined: ${f.reason}` : !bootstrapIntervalShown(used.length) ? `n < ${MIN_CASES_FOR_CI}: too few cases for a bootstrap interval` : b.kappaCiReason,
       pairwiseAgreement: pairwise(ratings[k]),
       pairwiseAgreementCi95: b.pBarCi,
       unanimous: ratings[k].filter((r) => r.every((x) => x === r[0])).length,

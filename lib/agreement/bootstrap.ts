@@ -34,8 +34,15 @@ export interface BootstrapOptions {
 
 export interface BootstrapVariableResult {
   key: string;
-  /** Percentile interval of κ* over the resamples where κ* is defined; null if none is. */
+  /**
+   * Percentile interval of κ* over the resamples where κ* is defined; null (with `kappaCiReason`)
+   * when the undefined resamples are too many to leave out: u ≥ (1 − level)/2 · B. Below that the
+   * unknown κ* values, wherever they lie, cannot move either percentile past the defined sample's
+   * own tail, so the interval over the defined resamples is reported with u beside it.
+   */
   kappaCi: Interval | null;
+  /** Why `kappaCi` is null, else null. */
+  kappaCiReason: string | null;
   /** Percentile interval of P̄* (mean per-item agreement = mean pairwise agreement for n = 3). */
   pBarCi: Interval;
   /** Resamples whose κ* is undefined (P̄_e* = 1); they are left out of the κ interval. */
@@ -225,9 +232,12 @@ export function bootstrapFleiss(variables: ReadonlyArray<BootstrapVariable>, opt
     const m = defined[v];
     const ks = kappas[v].subarray(0, m).sort();
     const ps = pbars[v].sort();
+    const u = B - m;
+    const tooMany = m === 0 || u >= a * B;
     return {
       key,
-      kappaCi: m > 0 ? [quantileSorted(ks, a), quantileSorted(ks, 1 - a)] : null,
+      kappaCi: tooMany ? null : [quantileSorted(ks, a), quantileSorted(ks, 1 - a)],
+      kappaCiReason: tooMany ? `κ* undefined (P̄_e* = 1, one category only) in ${u} of ${B} resamples, at least the ${+(100 * a).toFixed(2)}% of one tail: no percentile interval` : null,
       pBarCi: [quantileSorted(ps, a), quantileSorted(ps, 1 - a)],
       undefinedResamples: B - m,
     };

@@ -43,8 +43,8 @@ describe("every dashboard table exports as CSV", () => {
     expect(t.rows[0][2]).toBe(report.primaryCategory.ci95![0]);
     expect(t.rows[0][8]).toBeNull();
     const csv = tableToCsv(t);
-    expect(csv.split("\n")[0]).toBe("variable,fleiss_kappa,ci95_low,ci95_high,landis_koch,pairwise_agreement,unanimous,cases,warning");
-    expect(csv.split("\n")[1]).toMatch(/^Primary category,0\.79020979021,0\.\d+,0\.\d+,substantial,0\.844444444444,46,60,$/);
+    expect(csv.split("\n")[0]).toBe("variable,fleiss_kappa,ci95_low,ci95_high,landis_koch,pairwise_agreement,unanimous,cases,warning,kappa_undefined_reason,ci95_missing_reason,undefined_resamples");
+    expect(csv.split("\n")[1]).toMatch(/^Primary category,0\.79020979021,0\.\d+,0\.\d+,substantial,0\.844444444444,46,60,,,,0$/);
   });
 
   test("reliability of one case: no interval, the warning in every row", () => {
@@ -56,6 +56,20 @@ describe("every dashboard table exports as CSV", () => {
       expect(row[3]).toBeNull();
       expect(String(row[8])).toContain(`shown from ${MIN_CASES_FOR_CI} cases`);
     }
+  });
+
+  test("an undefined κ carries its reason in the CSV; a missing interval says why (issue 20 item 8)", () => {
+    // one case on which all three agree on everything: every κ undefined (P_e = 1)
+    const one = analyzeAnnotations(all.slice(0, 1), { resamples: 200 });
+    const t = agreementTable("reliability", { report: one });
+    const h = (row: (typeof t.rows)[number], k: string) => row[t.header.indexOf(k)];
+    for (const row of t.rows) {
+      if (h(row, "fleiss_kappa") === null) {
+        expect(String(h(row, "kappa_undefined_reason"))).toMatch(/P_e = 1/);
+        expect(String(h(row, "ci95_missing_reason"))).toMatch(/^κ undefined: /);
+      } else expect(h(row, "ci95_missing_reason")).toBe("n < 10: too few cases for a bootstrap interval");
+    }
+    expect(t.rows.some((row) => h(row, "fleiss_kappa") === null)).toBe(true);
   });
 
   test("exact node and tuple agreement carry counts, shares and Wilson bounds", () => {

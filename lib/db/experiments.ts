@@ -31,9 +31,9 @@ import { CATEGORIES } from "../annotation/protocol";
 export const EXPERIMENT_STATUSES = ["queued", "running", "finished", "cancelled", "budget-exhausted"] as const;
 export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
 export const FINAL_EXPERIMENT_STATUSES: readonly ExperimentStatus[] = ["finished", "cancelled", "budget-exhausted"];
-export const ATTEMPT_STATUSES = ["queued", "running", "passed", "failed", "error", "skipped", "cancelled"] as const;
+export const ATTEMPT_STATUSES = ["queued", "running", "passed", "failed", "error", "no_verdict", "skipped", "cancelled"] as const;
 export type AttemptRowStatus = (typeof ATTEMPT_STATUSES)[number];
-export const FINAL_ATTEMPT_STATUSES: readonly AttemptRowStatus[] = ["passed", "failed", "error", "skipped", "cancelled"];
+export const FINAL_ATTEMPT_STATUSES: readonly AttemptRowStatus[] = ["passed", "failed", "error", "no_verdict", "skipped", "cancelled"];
 /** An attempt whose worker died this many times is recorded as an error instead of being run again. */
 export const MAX_ATTEMPT_CLAIMS = 3;
 /** At most this many attempts per (case, method). */
@@ -165,7 +165,7 @@ function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
-const emptyCounts = (): StatusCounts => ({ queued: 0, running: 0, passed: 0, failed: 0, error: 0, skipped: 0, cancelled: 0 });
+const emptyCounts = (): StatusCounts => ({ queued: 0, running: 0, passed: 0, failed: 0, error: 0, no_verdict: 0, skipped: 0, cancelled: 0 });
 const isTaskLevel = (m: string) => TASK_LEVEL_METHODS.includes(m);
 const asCategory = (v: unknown): CaseReference["primaryCategory"] | null => (typeof v === "string" && (CATEGORIES as readonly string[]).includes(v) ? (v as CaseReference["primaryCategory"]) : null);
 
@@ -220,6 +220,7 @@ export function checkSettings(s: ExperimentSettings): ExperimentSettings {
     budget: { maxCalls: positiveIntOrNull(s.budget?.maxCalls, "$.settings.budget.maxCalls"), maxTokens: positiveIntOrNull(s.budget?.maxTokens, "$.settings.budget.maxTokens") },
     timeoutMs,
     ...(s.mars != null ? { mars: checkMarsSettings(s.mars) } : {}),
+    ...(typeof s.fake === "string" && s.fake.trim() ? { fake: s.fake.trim() } : {}),
   };
 }
 
@@ -653,7 +654,7 @@ export async function finishAttempt(
       where: { id: attemptId, leaseOwner: owner, status: "running" },
       data: {
         status: outcome.status,
-        passed: outcome.status === "error" ? false : outcome.passed,
+        passed: outcome.status === "error" ? false : outcome.status === "no_verdict" ? null : outcome.passed,
         reproduced: outcome.reproduced,
         anchorNodeId: outcome.anchorNodeId,
         guidance: outcome.guidance,
@@ -681,7 +682,7 @@ export async function finishAttempt(
       data: { action: "experiment.attempt", entityType: "experiment_attempt", entityId: attemptId, dataJson: JSON.stringify({ experimentId: row.experimentId, method: row.method, attempt: row.attempt, status: outcome.status, owner }) },
     });
     let nextAttemptId: string | null = null;
-    if (isTaskLevel(row.method) && (outcome.status === "failed" || outcome.status === "error") && row.attempt < row.experiment.attempts && !row.experiment.stopReason) {
+    if (isTaskLevel(row.method) && (outcome.status === "failed" || outcome.status === "error" || outcome.status === "no_verdict") && row.attempt < row.experiment.attempts && !row.experiment.stopReason) {
       const exists = await tx.experimentAttempt.findUnique({
         where: { experimentId_experimentCaseId_method_attempt: { experimentId: row.experimentId, experimentCaseId: row.experimentCaseId, method: row.method, attempt: row.attempt + 1 } },
         select: { id: true },
@@ -806,6 +807,22 @@ export async function listClaimableAttemptIds(db: Db, o: { experimentId?: string
     select: { id: true },
   });
   return rows.map((r) => r.id);
+}
+
+/**
+ * Stamp an experiment as run by fake methods (issue 20 item 5): the worker calls this when a
+ * method that says it is fake (ExperimentMethod.fake; test harness only) runs one of its attempts,
+ * so the frozen settings — and with them every report and export — say so. Idempotent; a stamp
+ * already there is kept.
+ * @returns true when stamped now
+ */
+export async function stampFakeExperiment(db: Db, experimentId: string, fake: string): Promise<boolean> {
+  const e = await db.experiment.findUnique({ where: { id: experimentId }, select: { settingsJson: true } });
+  if (!e) return false;
+  const s = parseJson<Record<string, unknown>>(e.settingsJson, {});
+  if (typeof s.fake === "string" && s.fake) return false;
+  const u = await db.experiment.updateMany({ where: { id: experimentId, settingsJson: e.settingsJson }, data: { settingsJson: JSON.stringify({ ...s, fake }) } });
+  return u.count === 1;
 }
 
 /** The stored report of a final experiment, or null. */

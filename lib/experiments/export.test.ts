@@ -13,7 +13,7 @@ describe("experimentTable", () => {
     expect(t.rows).toHaveLength(9);
     const row = t.rows.find((r) => r[0] === "rerun" && r[2] === "all")!;
     const h = (k: string) => row[t.header.indexOf(k)];
-    expect([h("rep1_x"), h("rep1_n"), h("rep3_x"), h("rep3_n")]).toEqual([6, 7, 1, 2]);
+    expect([h("rep1_x"), h("rep1_n"), h("rep3_x"), h("rep3_n")]).toEqual([2.5, 3, 1, 2]);
     expect(h("label")).toBe("Unguided Full Rerun");
   });
 
@@ -35,7 +35,7 @@ describe("experimentTable", () => {
     expect(s.rows).toContainEqual(["seed", 42]);
     expect(s.rows).toContainEqual(["budget", '{"maxCalls":5}']);
     const e = experimentTable("efficiency", report);
-    expect(e.rows.find((r) => r[0] === "all" && r[1] === "suspicious-node")!.slice(3, 12)).toEqual([20, 20, 0, 200, 0, 3, 150, 20 / 3, 200 / 3]);
+    expect(e.rows.find((r) => r[0] === "all" && r[1] === "suspicious-node")!.slice(3, 12)).toEqual([7, 7, 0, 70, 0, 2, 2000 / 7, 3.5, 35]);
     expect(experimentTable("attempts", report, {}, attempts).rows).toHaveLength(records.length);
   });
 

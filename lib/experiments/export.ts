@@ -82,9 +82,9 @@ export function experimentTable(name: ExperimentTable, report: ExperimentReport,
       };
     case "repair":
       return {
-        header: ["group_kind", "group", "cases", "method", "label", "level", "k", ...rateCols("pass"), "attempts", "errors", "skipped_attempts", "skipped_cases", "pending_cases", "cancelled"],
+        header: ["group_kind", "group", "cases", "method", "label", "level", "k", ...rateCols("pass"), "attempts", "errors", "skipped_attempts", "skipped_cases", "pending_cases", "cancelled", "no_verdict_attempts", "no_verdict_cases"],
         rows: [...report.byMas.filter((g) => g.kind === "mas"), ...report.byCategory].flatMap((g) =>
-          Object.values(g.cells).map((c) => [g.kind, g.key, g.cases, c.method, methodLabel(c.method), c.level, c.k, ...rateVals(c.pass), c.attempts, c.errors, c.skipped, c.skippedCases, c.pendingCases, c.cancelled]),
+          Object.values(g.cells).map((c) => [g.kind, g.key, g.cases, c.method, methodLabel(c.method), c.level, c.k, ...rateVals(c.pass), c.attempts, c.errors, c.skipped, c.skippedCases, c.pendingCases, c.cancelled, c.noVerdict ?? 0, c.noVerdictCases ?? 0]),
         ),
       };
     case "comparisons":
@@ -94,8 +94,8 @@ export function experimentTable(name: ExperimentTable, report: ExperimentReport,
       };
     case "efficiency":
       return {
-        header: ["mas", "method", "label", "api_calls", "mas_calls", "aux_calls", "tokens", "aux_tokens", "repairs", "repairs_per_1k_calls", "calls_per_repair", "tokens_per_repair"],
-        rows: report.efficiency.map((e) => [e.mas, e.method, methodLabel(e.method), e.apiCalls, e.masCalls, e.auxCalls, e.tokens, e.auxTokens ?? 0, e.repairs, e.repairsPer1k, e.callsPerRepair, e.tokensPerRepair ?? null]),
+        header: ["mas", "method", "label", "api_calls", "mas_calls", "aux_calls", "tokens", "aux_tokens", "repairs", "repairs_per_1k_calls", "calls_per_repair", "tokens_per_repair", "attempts", "no_verdict_attempts", "beyond_k_attempts", "beyond_k_calls"],
+        rows: report.efficiency.map((e) => [e.mas, e.method, methodLabel(e.method), e.apiCalls, e.masCalls, e.auxCalls, e.tokens, e.auxTokens ?? 0, e.repairs, e.repairsPer1k, e.callsPerRepair, e.tokensPerRepair ?? null, e.attempts ?? null, e.noVerdict ?? 0, e.beyondK?.attempts ?? 0, e.beyondK?.calls ?? 0]),
       };
     case "attempts":
       return {

@@ -19,23 +19,27 @@ describe("summarizeExperiment: hand-computed small experiment", () => {
   test("per-method summary (the CLI object)", () => {
     expect(r.experiment).toBe("exp1");
     expect(r.cases).toBe(4);
-    // rerun: known outcomes c1 pass, c2 fail, c3 fail (c4 pending) → 1/3; z judged: c1 [T,F(pass)],
-    // c2 [T,T], c3 [T,T,T] → rep1 6/7; rep3: c1 0, c2 undetermined, c3 1 → 1/2; ran 8 (1 cancelled),
+    // rerun: known outcomes c1 pass, c2 fail, c3 fail (c4 pending) → 1/3; z judged per case: c1 [T,F(pass)]
+    // → 1/2, c2 [T,T] → 1, c3 [T,T,T] → 1 → rep1 = mean over cases (eq. 2, k = 1) = 2.5/3 (pooled
+    // executions would give 6/7); rep3: c1 0, c2 undetermined, c3 1 → 1/2; ran 8 (1 cancelled),
     // calls 4+5+2+3+3+2+2+2+1 = 24, repairs 1 → 41.67 per 1k
     expect(r.methods.rerun).toMatchObject({ attempts: 8, skipped: 0, errors: 1, calls: 24, pass: { k: 3 } });
     expect(r.methods.rerun.pass.rate).toBeCloseTo(1 / 3, 12);
-    expect(r.methods.rerun.rep1).toBeCloseTo(6 / 7, 12);
+    expect(r.methods.rerun.rep1).toBeCloseTo(2.5 / 3, 12);
     expect(r.methods.rerun.rep3).toBeCloseTo(1 / 2, 12);
     expect(r.methods.rerun.repairsPer1k).toBeCloseTo(1000 / 24, 9);
-    // suspicious-node: pass@1 c1 T, c2 F, c3 T (c4 skipped) → 2/3; z: c1 [F,T,F], c2 [T,T,T], c3 [F,F]
-    // → 4/8; rep3: c1 0, c2 1, c3 0 → 1/3; calls 9+6+5 = 20; repairs 3 → 150
-    expect(r.methods["suspicious-node"]).toMatchObject({ attempts: 9, skipped: 1, errors: 1, calls: 20, pass: { k: 1 }, rep1: 0.5 });
+    // suspicious-node (node level, pass@1 = attempt 1): c1 T, c2 F, c3 T (c4 skipped) → 2/3; the
+    // counted attempts are attempt 1 of c1..c3 (3, no error: c3's error is attempt 2), calls 3+2+2 = 7,
+    // repairs 2 (= the passes of the rate) → 285.7 per 1k; z per case (all K executions): c1 [F,T,F]
+    // → 1/3, c2 [T,T,T] → 1, c3 [F,F] → 0 → rep1 4/9; rep3: c1 0, c2 1, c3 0 → 1/3
+    expect(r.methods["suspicious-node"]).toMatchObject({ attempts: 3, skipped: 1, errors: 0, calls: 7, pass: { k: 1 } });
+    expect(r.methods["suspicious-node"].rep1).toBeCloseTo(4 / 9, 12);
     expect(r.methods["suspicious-node"].pass.rate).toBeCloseTo(2 / 3, 12);
     expect(r.methods["suspicious-node"].rep3).toBeCloseTo(1 / 3, 12);
-    expect(r.methods["suspicious-node"].repairsPer1k).toBeCloseTo(150, 9);
-    // critic: c1 F, c2 T, c4 F (errors are failures), c3 skipped → 1/3; z: c1 [T,T,T], c2 [F] → 3/4;
-    // rep3: c1 1, c2 0 → 1/2; calls (12+3) + (5+1) + (0+2) = 23
-    expect(r.methods.critic).toMatchObject({ attempts: 7, skipped: 3, errors: 3, calls: 23, rep1: 0.75, rep3: 0.5 });
+    expect(r.methods["suspicious-node"].repairsPer1k).toBeCloseTo(2000 / 7, 9);
+    // critic: c1 F, c2 T, c4 F (errors are failures), c3 skipped → 1/3; z: c1 [T,T,T] → 1, c2 [F] → 0
+    // → rep1 1/2; rep3: c1 1, c2 0 → 1/2; calls (12+3) + (5+1) + (0+2) = 23
+    expect(r.methods.critic).toMatchObject({ attempts: 7, skipped: 3, errors: 3, calls: 23, rep1: 0.5, rep3: 0.5 });
     expect(r.methods.critic.pass.rate).toBeCloseTo(1 / 3, 12);
     // Wilson 1/3: hand-computed
     expect(r.methods.critic.pass.lo).toBeCloseTo(0.06149194472039, 10);
@@ -51,7 +55,8 @@ describe("summarizeExperiment: hand-computed small experiment", () => {
     ]);
     const ag2 = r.byMas[0].cells;
     expect(ag2.rerun.pass).toMatchObject({ x: 1, n: 2 });
-    expect(ag2.rerun.rep1).toMatchObject({ x: 3, n: 4 });
+    // per case: c1 1/2, c2 1 → x = 1.5 over n = 2 cases; a share between 0 and 1 → no Wilson interval
+    expect(ag2.rerun.rep1).toMatchObject({ x: 1.5, n: 2, rate: 0.75, lo: null, hi: null });
     expect(ag2.rerun.rep3).toMatchObject({ x: 0, n: 1 });
     const crew = r.byMas[1].cells;
     expect(crew.rerun).toMatchObject({ pendingCases: 1, cancelled: 1, calls: 7, pass: { x: 0, n: 1 } });
@@ -72,7 +77,9 @@ describe("summarizeExperiment: hand-computed small experiment", () => {
     expect(e("AG2", "rerun")).toMatchObject({ apiCalls: 17, repairs: 1, callsPerRepair: 17 });
     expect(e("AG2", "critic")).toMatchObject({ apiCalls: 21, masCalls: 17, auxCalls: 4, repairs: 1 });
     expect(e("CrewAI", "critic")).toMatchObject({ apiCalls: 2, repairs: 0, repairsPer1k: 0, callsPerRepair: null });
-    expect(e("all", "suspicious-node")).toMatchObject({ apiCalls: 20, repairs: 3, tokens: 200 });
+    // node level: attempt 1 only (the repair table's pass@1 counts the same attempts); attempts 2–3 apart
+    expect(e("all", "suspicious-node")).toMatchObject({ attempts: 3, apiCalls: 7, repairs: 2, tokens: 70, beyondK: { attempts: 6, calls: 13, tokens: 130 } });
+    for (const row of r.efficiency.filter((x) => x.mas === "all")) expect(row.repairs, row.method).toBe(r.byMas.at(-1)!.cells[row.method].pass.x);
     expect(r.efficiency).toHaveLength(9);
   });
 
@@ -97,7 +104,7 @@ describe("summarizeExperiment: hand-computed small experiment", () => {
     expect(Object.keys(cli)).toEqual(["experiment", "cases", "methods", "comparisons"]);
     expect(Object.keys(cli.comparisons[0])).toEqual(["a", "b", "family", "diffPoints", "lo", "hi", "n10", "n01", "mcnemarP", "holmP"]);
     // The issue-13 fields, then `cost` (calls and tokens per repaired case, issue 15 item 5).
-    expect(Object.keys(cli.methods.rerun)).toEqual(["attempts", "pass", "rep1", "rep3", "calls", "repairsPer1k", "skipped", "errors", "cost"]);
+    expect(Object.keys(cli.methods.rerun)).toEqual(["attempts", "pass", "rep1", "rep3", "calls", "repairsPer1k", "skipped", "errors", "noVerdict", "noVerdictCases", "cost"]);
     expect(JSON.parse(JSON.stringify(cli))).toEqual(cli); // JSON-safe: no NaN / undefined
   });
 
@@ -289,5 +296,67 @@ describe("a mars arm: calls and tokens per repaired case, MAS vs aux (issue 15 i
   });
   test("auxTokens above tokens is rejected, naming the record", () => {
     expect(() => summarizeExperiment({ cases: cs, methods: ["mars"], attempts: 1, seed: 1, attemptsRecords: [r0("m1", "mars", "passed", 1, 1, 10, 11)] })).toThrow(/attemptsRecords\[0\]\.auxTokens/);
+  });
+});
+
+describe("issue 20 items 4 and 8: no verdict, rep_1 per case, the repair and efficiency tables count the same attempts", () => {
+  const one: ExperimentCaseRef[] = ["a", "b", "c"].map((caseId) => ({ caseId, mas: "M", primaryCategory: "C1" }));
+  const at = (caseId: string, method: string, attempt: number, status: AttemptRecord["status"], reproduced: boolean | null = null, calls = 4): AttemptRecord => ({
+    caseId, mas: "M", primaryCategory: "C1", method, attempt, status, passed: status === "passed" ? true : status === "failed" || status === "error" ? false : null, reproduced, calls, auxCalls: 0, tokens: 100 * calls,
+  });
+
+  test("attempts without a verdict (no evaluator) are not failures: no rate, counted beside it", () => {
+    const r = summarizeExperiment({ cases: one, methods: ["rerun", "nudge"], attempts: 1, seed: 1, attemptsRecords: [
+      ...one.map((c) => at(c.caseId, "rerun", 1, "no_verdict")),
+      at("a", "nudge", 1, "passed"), at("b", "nudge", 1, "no_verdict"), at("c", "nudge", 1, "failed"),
+    ] });
+    const rerun = r.byMas.at(-1)!.cells.rerun;
+    // today: 0/3 [0, 0.56] — now no rate at all, 3 cases without a verdict
+    expect(rerun.pass).toMatchObject({ x: 0, n: 0, rate: null, lo: null, hi: null });
+    expect(rerun).toMatchObject({ noVerdict: 3, noVerdictCases: 3, pendingCases: 0, errors: 0, attempts: 3 });
+    expect(r.methods.rerun).toMatchObject({ noVerdict: 3, noVerdictCases: 3, pass: { rate: null } });
+    const nudge = r.byMas.at(-1)!.cells.nudge;
+    expect(nudge.pass).toMatchObject({ x: 1, n: 2, rate: 0.5 });
+    expect(nudge.noVerdictCases).toBe(1);
+    expect(r.meta).toMatchObject({ noVerdict: 4, pending: 0 });
+    // a comparison matches only cases with a verdict on both sides: none here
+    expect(r.comparisons.find((c) => c.a === "nudge")).toMatchObject({ n: 0, diffPoints: null, mcnemarP: null });
+  });
+
+  test("task level: a pass among k attempts counts even beside a no-verdict attempt; no pass + no verdict is no verdict", () => {
+    const r = summarizeExperiment({ cases: one, methods: ["rerun"], attempts: 2, seed: 1, attemptsRecords: [
+      at("a", "rerun", 1, "no_verdict"), at("a", "rerun", 2, "passed"),
+      at("b", "rerun", 1, "no_verdict"), at("b", "rerun", 2, "failed"),
+      at("c", "rerun", 1, "failed"), at("c", "rerun", 2, "failed"),
+    ] });
+    const c = r.byMas.at(-1)!.cells.rerun;
+    expect(c.pass).toMatchObject({ x: 1, n: 2 });
+    expect(c).toMatchObject({ noVerdictCases: 1, noVerdict: 2 });
+  });
+
+  test("rep_1 averages per case (eq. 2), not over pooled executions", () => {
+    // case a: 3 judged, all reproduce; case b: 1 judged (chain stopped), not reproduced
+    const r = summarizeExperiment({ cases: one.slice(0, 2), methods: ["rerun"], attempts: 3, seed: 1, attemptsRecords: [
+      at("a", "rerun", 1, "failed", true), at("a", "rerun", 2, "failed", true), at("a", "rerun", 3, "failed", true),
+      at("b", "rerun", 1, "passed", false),
+    ] });
+    // pooled would be 3/4; per case (1 + 0) / 2
+    expect(r.methods.rerun.rep1).toBe(0.5);
+    expect(r.byMas.at(-1)!.cells.rerun.rep1).toMatchObject({ x: 1, n: 2, rate: 0.5 });
+  });
+
+  test("with k = 2 the repair table and the efficiency table count the same attempts (node level: attempt 1)", () => {
+    // nudge passes attempt 1 on a only, attempt 2 on all three: pass@1 = 1/3
+    const r = summarizeExperiment({ cases: one, methods: ["nudge"], attempts: 2, seed: 1, attemptsRecords: [
+      at("a", "nudge", 1, "passed"), at("b", "nudge", 1, "failed"), at("c", "nudge", 1, "failed"),
+      at("a", "nudge", 2, "passed"), at("b", "nudge", 2, "passed"), at("c", "nudge", 2, "passed"),
+    ] });
+    const cell = r.byMas.at(-1)!.cells.nudge;
+    const eff = r.efficiency.find((e) => e.mas === "all" && e.method === "nudge")!;
+    expect(cell.pass).toMatchObject({ x: 1, n: 3 });
+    // before: "Repairs 4" beside 1/3
+    expect(eff).toMatchObject({ repairs: 1, attempts: 3, apiCalls: 12, beyondK: { attempts: 3, calls: 12, tokens: 1200 } });
+    expect(cell).toMatchObject({ repairs: 1, attempts: 3, calls: 12 });
+    expect(r.methods.nudge).toMatchObject({ attempts: 3, calls: 12 });
   });
 });

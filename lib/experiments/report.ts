@@ -28,7 +28,7 @@ import type {
   MethodSummary,
 } from "./types";
 
-const STATUSES = new Set(["passed", "failed", "error", "skipped", "cancelled", "queued", "running"]);
+const STATUSES = new Set(["passed", "failed", "error", "no_verdict", "skipped", "cancelled", "queued", "running"]);
 /** The row key of the total row and the family of a one-MAS experiment. */
 export const ALL = "all";
 /** The category key of cases without a primary category. */
@@ -37,12 +37,17 @@ export const NO_CATEGORY = "none";
 /** What one method did on one case. */
 interface CaseMethod {
   skipped: boolean;
-  /** pass@k outcome: true/false, null when not known (or skipped) */
+  /** pass@k outcome: true/false, null when not known (or skipped, or no verdict) */
   pass: boolean | null;
-  /** judged z values */
+  /** every attempt of the pass@k window ran and none passed, but some had no verdict: excluded from the rate, counted */
+  noVerdict: boolean;
+  /** judged z values (all K executions: rep_k is over the K executions) */
   z: boolean[];
+  /** The fields below count the attempts of the pass@k window (task level: 1..K; node level: attempt 1) — the attempts the repair table's rate is over. */
   ran: number;
   errors: number;
+  /** attempts that ran but got no evaluator verdict */
+  noVerdictAttempts: number;
   cancelled: number;
   skippedAttempts: number;
   masCalls: number;
@@ -50,6 +55,8 @@ interface CaseMethod {
   tokens: number;
   auxTokens: number;
   repairs: number;
+  /** attempts after the pass@k window (node level, attempts 2..K: run for rep_k only) and their calls: spent, not in the repair or efficiency figures */
+  beyondK: { attempts: number; calls: number; tokens: number };
 }
 
 function fail(msg: string): never {
@@ -98,13 +105,16 @@ function validate(input: ExperimentReportInput): void {
 
 function outcomeOf(r: AttemptRecord): boolean | null {
   if (r.status === "passed") return true;
-  if (r.status === "failed" || r.status === "error") return false;
+  // no_verdict is treated as "not a pass" for the window, then told apart below (never a failure)
+  if (r.status === "failed" || r.status === "error" || r.status === "no_verdict") return false;
   return null;
 }
 
 function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number, level: MethodLevel): CaseMethod {
-  const cm: CaseMethod = { skipped: false, pass: null, z: [], ran: 0, errors: 0, cancelled: 0, skippedAttempts: 0, masCalls: 0, auxCalls: 0, tokens: 0, auxTokens: 0, repairs: 0 };
+  const cm: CaseMethod = { skipped: false, pass: null, noVerdict: false, z: [], ran: 0, errors: 0, noVerdictAttempts: 0, cancelled: 0, skippedAttempts: 0, masCalls: 0, auxCalls: 0, tokens: 0, auxTokens: 0, repairs: 0, beyondK: { attempts: 0, calls: 0, tokens: 0 } };
+  const window = level === "task" ? K : 1;
   const outcomes: Array<boolean | null> = [];
+  let windowNoVerdict = false;
   for (let a = 0; a < K; a++) {
     const r = records[a];
     outcomes.push(r ? outcomeOf(r) : null);
@@ -114,6 +124,18 @@ function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number
       cm.skippedAttempts++;
       continue;
     }
+    if (r.status !== "cancelled") {
+      const z = r.reproduced ?? (r.status === "passed" ? false : null);
+      if (z !== null) cm.z.push(z);
+    }
+    if (a >= window) {
+      // run for rep_k only (node level): spent, shown apart, not counted by the repair or efficiency tables
+      if (r.status !== "cancelled") cm.beyondK.attempts++;
+      cm.beyondK.calls += r.calls + r.auxCalls;
+      cm.beyondK.tokens += r.tokens;
+      continue;
+    }
+    if (r.status === "no_verdict") windowNoVerdict = true;
     cm.masCalls += r.calls;
     cm.auxCalls += r.auxCalls;
     cm.tokens += r.tokens;
@@ -124,11 +146,17 @@ function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number
     }
     cm.ran++;
     if (r.status === "error") cm.errors++;
+    if (r.status === "no_verdict") cm.noVerdictAttempts++;
     if (r.status === "passed") cm.repairs++;
-    const z = r.reproduced ?? (r.status === "passed" ? false : null);
-    if (z !== null) cm.z.push(z);
   }
-  if (!cm.skipped) cm.pass = casePassAtK(outcomes, level === "task" ? K : 1);
+  if (!cm.skipped) {
+    cm.pass = casePassAtK(outcomes, window);
+    // no pass in the window and an attempt without a verdict there: not a failure, not a rate member
+    if (cm.pass === false && windowNoVerdict) {
+      cm.pass = null;
+      cm.noVerdict = true;
+    }
+  }
   return cm;
 }
 
@@ -137,6 +165,7 @@ function cellOf(method: string, level: MethodLevel, K: number, rows: CaseMethod[
   let passN = 0;
   let repX = 0;
   let repN = 0;
+  let repBinary = true;
   let rep3X = 0;
   let rep3N = 0;
   const cell: MethodCell = {
@@ -150,9 +179,11 @@ function cellOf(method: string, level: MethodLevel, K: number, rows: CaseMethod[
     attempts: 0,
     skipped: 0,
     errors: 0,
+    noVerdict: 0,
     cancelled: 0,
     skippedCases: 0,
     pendingCases: 0,
+    noVerdictCases: 0,
     calls: 0,
     repairs: 0,
   };
@@ -160,6 +191,7 @@ function cellOf(method: string, level: MethodLevel, K: number, rows: CaseMethod[
     cell.attempts += cm.ran;
     cell.skipped += cm.skippedAttempts;
     cell.errors += cm.errors;
+    cell.noVerdict += cm.noVerdictAttempts;
     cell.cancelled += cm.cancelled;
     cell.calls += cm.masCalls + cm.auxCalls;
     cell.repairs += cm.repairs;
@@ -167,13 +199,19 @@ function cellOf(method: string, level: MethodLevel, K: number, rows: CaseMethod[
       cell.skippedCases++;
       continue;
     }
-    if (cm.pass === null) cell.pendingCases++;
+    if (cm.noVerdict) cell.noVerdictCases++;
+    else if (cm.pass === null) cell.pendingCases++;
     else {
       passN++;
       if (cm.pass) passX++;
     }
-    repN += cm.z.length;
-    repX += cm.z.filter(Boolean).length;
+    // rep_1 per case (eq. 2 with k = 1): the case's share of reproducing judged executions, then the mean over cases
+    if (cm.z.length > 0) {
+      const share = cm.z.filter(Boolean).length / cm.z.length;
+      if (share !== 0 && share !== 1) repBinary = false;
+      repN++;
+      repX += share;
+    }
     if (K >= 3) {
       const v = caseRepK(cm.z, K, 3);
       if (v !== null) {
@@ -183,7 +221,8 @@ function cellOf(method: string, level: MethodLevel, K: number, rows: CaseMethod[
     }
   }
   cell.pass = rateWithWilson(passX, passN);
-  cell.rep1 = rateWithWilson(repX, repN);
+  // Wilson only for a binary per-case value (one judged execution per case, or all alike); else the mean without an interval
+  cell.rep1 = repBinary ? rateWithWilson(repX, repN) : { x: repX, n: repN, rate: repN ? repX / repN : null, lo: null, hi: null };
   if (K === 3) cell.rep3 = rateWithWilson(rep3X, rep3N);
   else if (K > 3) cell.rep3 = { x: rep3X, n: rep3N, rate: rep3N ? rep3X / rep3N : null, lo: null, hi: null };
   return cell;
@@ -212,8 +251,9 @@ const NOTES = [
   "pass@k: task-level methods k = attempts (stop at the first pass); node-level methods k = 1 (attempt 1).",
   "System and framework errors count as failures and stay in the denominators; skipped (case, method) pairs are excluded and counted.",
   "Intervals: 95% Wilson for rates; Δ in points with a 10,000-resample paired case-level bootstrap (seeded); exact two-sided McNemar; Holm within each family (MAS).",
-  "rep_1 = reproduced / judged executions (eq. 14); rep_3 = cases whose three executions all reproduce (eq. 15), where determined.",
-  "Efficiency: API calls = captured MAS calls + the method's own LLM calls (not the reproduction judge); repairs = evaluator-accepted attempts.",
+  "No verdict (no evaluator, or the evaluator could not judge): such an attempt is neither a pass nor a failure; a case whose pass@k window has no pass and an attempt without a verdict leaves the rate and is counted beside it.",
+  "rep_1 = mean over cases of the case's share of reproducing judged executions (eq. 2 with k = 1, eq. 14); rep_3 = cases whose three executions all reproduce (eq. 15), where determined.",
+  "Efficiency counts the attempts the repair table counts (the pass@k window: task level 1..k, node level attempt 1): API calls = their captured MAS calls + the method's own LLM calls (not the reproduction judge); repairs = their evaluator-accepted attempts. Node-level attempts after the first (run for rep_k) are shown apart.",
 ];
 
 /**
@@ -277,8 +317,16 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
     let tokens = 0;
     let auxTokens = 0;
     let repairs = 0;
+    let attempts = 0;
+    let noVerdict = 0;
+    const beyondK = { attempts: 0, calls: 0, tokens: 0 };
     for (const i of idxs) {
       const s = states[m][i];
+      attempts += s.ran;
+      noVerdict += s.noVerdictAttempts;
+      beyondK.attempts += s.beyondK.attempts;
+      beyondK.calls += s.beyondK.calls;
+      beyondK.tokens += s.beyondK.tokens;
       masCalls += s.masCalls;
       auxCalls += s.auxCalls;
       tokens += s.tokens;
@@ -286,7 +334,7 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
       repairs += s.repairs;
     }
     const apiCalls = masCalls + auxCalls;
-    return { mas, method: m, apiCalls, masCalls, auxCalls, tokens, auxTokens, repairs, ...efficiency(apiCalls, repairs), tokensPerRepair: repairs > 0 ? tokens / repairs : null };
+    return { mas, method: m, attempts, noVerdict, beyondK, apiCalls, masCalls, auxCalls, tokens, auxTokens, repairs, ...efficiency(apiCalls, repairs), tokensPerRepair: repairs > 0 ? tokens / repairs : null };
   };
   const efficiencyRows: EfficiencyRow[] = [];
   for (const [mas, idxs] of masGroups) for (const m of input.methods) efficiencyRows.push(effRow(mas, m, idxs));
@@ -306,6 +354,8 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
       repairsPer1k: eff.repairsPer1k,
       skipped: c.skipped,
       errors: c.errors,
+      noVerdict: c.noVerdict,
+      noVerdictCases: c.noVerdictCases,
       cost: { masCalls: eff.masCalls, auxCalls: eff.auxCalls, tokens: eff.tokens, auxTokens: eff.auxTokens, repairs: eff.repairs, callsPerRepair: eff.callsPerRepair, tokensPerRepair: eff.tokensPerRepair },
     };
   }
@@ -333,7 +383,14 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
   }
 
   let pending = 0;
-  for (const m of input.methods) for (const s of states[m]) if (!s.skipped && s.pass === null) pending++;
+  let noVerdict = 0;
+  for (const m of input.methods) {
+    for (const s of states[m]) {
+      if (s.skipped || s.pass !== null) continue;
+      if (s.noVerdict) noVerdict++;
+      else pending++;
+    }
+  }
 
   return {
     ...(input.experiment !== undefined ? { experiment: input.experiment } : {}),
@@ -343,7 +400,16 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
     byMas,
     byCategory,
     efficiency: efficiencyRows,
-    meta: { attempts: K, seed: input.seed, resamples, levels, pending, notes: input.methods.includes("mars") ? [...NOTES, MARS_REPORT_NOTE] : NOTES },
+    meta: {
+      attempts: K,
+      seed: input.seed,
+      resamples,
+      levels,
+      pending,
+      noVerdict,
+      ...(input.fake ? { fake: input.fake } : {}),
+      notes: [...(input.fake ? [`NOT A MEASUREMENT: ${input.fake}.`] : []), ...NOTES, ...(input.methods.includes("mars") ? [MARS_REPORT_NOTE] : [])],
+    },
   };
 }
 

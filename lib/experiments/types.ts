@@ -6,8 +6,8 @@
  * A value that cannot be computed (no cases, no judged attempts) is `null`, never NaN.
  */
 
-/** Outcome status of one attempt (the runner's `AttemptOutcome.status`). */
-export type AttemptStatus = "passed" | "failed" | "error" | "skipped" | "cancelled";
+/** Outcome status of one attempt (the runner's `AttemptOutcome.status`). "no_verdict": it ran, but no evaluator judged it (none configured, or it could not judge) — neither a pass nor a failure. */
+export type AttemptStatus = "passed" | "failed" | "error" | "no_verdict" | "skipped" | "cancelled";
 
 /** Task-level methods restart the MAS (chains of up to k attempts, stop at the first pass); node-level methods replay once per attempt. */
 export type MethodLevel = "task" | "node";
@@ -61,6 +61,8 @@ export interface ExperimentReportInput {
   levels?: Record<string, MethodLevel>;
   /** bootstrap resamples, default 10,000 (seeds/000 Appendix C.3) */
   resamples?: number;
+  /** the frozen settings' `fake` stamp: fake (test-harness) methods produced the attempts; copied to meta and the notes */
+  fake?: string | null;
 }
 
 /** A proportion x/n with its 95% Wilson interval (all null when n = 0). */
@@ -85,6 +87,10 @@ export interface MethodSummary {
   repairsPer1k: number | null;
   skipped: number;
   errors: number;
+  /** attempts of the pass@k window without a verdict (counted, not in the rate); absent in reports made before it existed */
+  noVerdict?: number;
+  /** cases left out of pass@k because of them */
+  noVerdictCases?: number;
   /** Calls, tokens and their per-repaired-case values (Table 9; MARS is compared on these). Extra to the issue-13 object. */
   cost?: CostSummary;
 }
@@ -135,22 +141,26 @@ export interface MethodCell {
   cases: number;
   /** pass@k over cases with a known outcome */
   pass: RateCI;
-  /** rep_1: reproduced executions / judged executions (eq. 14) */
+  /** rep_1 (eq. 2 with k = 1, eq. 14): mean over cases of the share of reproducing judged executions; x = the sum of those shares, n = cases with a judged execution; Wilson interval only when every share is 0 or 1 */
   rep1: RateCI;
   /** rep_3 (eq. 15): cases whose three executions all reproduce / cases where that is determined; null when k < 3 */
   rep3: RateCI | null;
-  /** attempt records that ran */
+  /** attempt records that ran, of the pass@k window (task level 1..k, node level attempt 1) */
   attempts: number;
   skipped: number;
   errors: number;
+  /** attempts of the window that ran without a verdict */
+  noVerdict: number;
   cancelled: number;
   /** cases the method was skipped on (excluded from its denominators) */
   skippedCases: number;
   /** cases whose pass@k outcome is not yet known (running or cancelled before an outcome) */
   pendingCases: number;
-  /** captured API calls (calls + auxCalls) */
+  /** cases with no pass and an attempt without a verdict in the window: excluded from pass@k, counted */
+  noVerdictCases: number;
+  /** captured API calls (calls + auxCalls) of the window's attempts */
   calls: number;
-  /** passed attempts (evaluator-accepted executions, Appendix C.5) */
+  /** passed attempts of the window (evaluator-accepted executions, Appendix C.5) = pass.x */
   repairs: number;
 }
 
@@ -168,6 +178,12 @@ export interface EfficiencyRow {
   /** MAS or "all" */
   mas: string;
   method: string;
+  /** attempts counted (the repair table's: the pass@k window) */
+  attempts: number;
+  /** of them, without a verdict */
+  noVerdict: number;
+  /** node-level attempts after the first (run for rep_k only): those that ran, and the calls and tokens of all (cancelled ones included); spent, not in the figures of this row */
+  beyondK: { attempts: number; calls: number; tokens: number };
   /** MAS calls + aux calls */
   apiCalls: number;
   masCalls: number;
@@ -202,6 +218,10 @@ export interface ExperimentReport {
     levels: Record<string, MethodLevel>;
     /** (case, method) pairs whose outcome is not known yet */
     pending: number;
+    /** (case, method) pairs without a verdict (excluded from pass@k, counted) */
+    noVerdict: number;
+    /** present when fake (test-harness) methods produced the attempts: what they were */
+    fake?: string;
     /** every method, pass rates are over failed source cases, errors count as failures ... */
     notes: string[];
   };

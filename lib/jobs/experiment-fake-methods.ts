@@ -3,10 +3,15 @@
  * with a seeded outcome per attempt — passed iff rand(ctx.seed) < passRate(method) — a given
  * number of steps of `stepMs` each (progress, abortable), and fixed calls/tokens per attempt.
  * Task-level methods are skipped (with a reason) on a case without runner when no command is set,
- * like the real ones. `fakeMethodsFromEnv` lets a worker process (scripts/worker.ts) use them.
+ * like the real ones. Test support only: the harness injects them (`methods` of the CLI / worker
+ * options; lib/testing/fake-worker.ts and fake-symtrace.ts for child processes); no environment
+ * variable makes the production CLI or worker load them. Every method and outcome is stamped fake.
  */
 import { appendFileSync } from "node:fs";
 import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptContext, type AttemptOutcome, type ExperimentMethod, type MethodName, type MethodRegistry } from "./experiment-types";
+
+/** What a fake method is, stamped into the frozen settings and the report of any experiment it runs, and into every attempt's judge reason. */
+export const FAKE_METHODS_STAMP = "FAKE methods (lib/jobs/experiment-fake-methods.ts, test harness): no MAS, no network, scripted outcomes";
 
 export interface FakeMethodsOptions {
   /** Pass probability per method (default 0.5), or one for all. */
@@ -44,7 +49,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
   });
 
 function blank(): AttemptOutcome {
-  return { status: "failed", passed: false, reproduced: null, anchorNodeId: null, guidance: null, bundle: null, final: null, calls: 0, auxCalls: 0, tokens: { prompt: 0, completion: 0, total: 0 }, error: null, skipReason: null, masMs: 0, judgeReason: null };
+  return { status: "failed", passed: false, reproduced: null, anchorNodeId: null, guidance: null, bundle: null, final: null, calls: 0, auxCalls: 0, tokens: { prompt: 0, completion: 0, total: 0 }, error: null, skipReason: null, masMs: 0, judgeReason: FAKE_METHODS_STAMP };
 }
 
 /** A registry of fake methods (every name in METHOD_NAMES). */
@@ -59,6 +64,7 @@ export function fakeMethods(o: FakeMethodsOptions = {}): MethodRegistry {
   };
   const make = (name: MethodName): ExperimentMethod => ({
     name,
+    fake: FAKE_METHODS_STAMP,
     level: TASK_LEVEL_METHODS.includes(name) ? "task" : "node",
     skipReason(c, s) {
       if (TASK_LEVEL_METHODS.includes(name) && !o.taskLevelAlwaysApplies && !c.runner && !s.command) return "no MAS to restart: the case has no registered runner and no command was given";
@@ -101,13 +107,13 @@ export function fakeMethods(o: FakeMethodsOptions = {}): MethodRegistry {
 }
 
 /**
- * Fake methods from the environment (worker processes in tests): SYMTRACE_EXPERIMENT_FAKE_METHODS=1,
- * SYMTRACE_FAKE_STEP_MS (default 50), SYMTRACE_FAKE_STEPS (default 4), SYMTRACE_FAKE_PASS_RATE
- * (default 0.4), SYMTRACE_FAKE_EXEC_LOG (a log file).
- * @returns the registry, or null when not asked for
+ * Fake methods configured from the environment, for the test harness's child processes only
+ * (lib/testing/fake-worker.ts, lib/testing/fake-symtrace.ts inject them; the production CLI and
+ * worker never call this, issue 20 item 5): SYMTRACE_FAKE_STEP_MS (default 50), SYMTRACE_FAKE_STEPS
+ * (default 4), SYMTRACE_FAKE_PASS_RATE (default 0.4), SYMTRACE_FAKE_EXEC_LOG (a log file).
+ * @returns the registry (every method stamped `fake`)
  */
-export function fakeMethodsFromEnv(env: NodeJS.ProcessEnv, worker: string): MethodRegistry | null {
-  if (env.SYMTRACE_EXPERIMENT_FAKE_METHODS !== "1") return null;
+export function fakeMethodsFromEnv(env: NodeJS.ProcessEnv, worker: string): MethodRegistry {
   const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
   return fakeMethods({
     stepMs: num(env.SYMTRACE_FAKE_STEP_MS, 50),

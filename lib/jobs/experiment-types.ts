@@ -38,6 +38,8 @@ export interface ExperimentSettings {
   timeoutMs: number;
   /** The `mars` method's search settings and budget (lib/experiments/mars.ts); absent/null = defaults. */
   mars?: MarsSettings | null;
+  /** Set when fake (scripted, test-harness) methods ran this experiment: what they were. Never set by production code paths; shown in the settings and the report (issue 20 item 5). */
+  fake?: string | null;
 }
 
 /** The reference a node-level method may use: final annotation, else the dataset's reference label. */
@@ -60,11 +62,12 @@ export interface ExperimentCaseInput {
   runner: RegisteredRunner | null;
 }
 
-export type AttemptStatus = "passed" | "failed" | "error" | "skipped" | "cancelled";
+/** "no_verdict": the attempt ran but no evaluator judged it (none configured, or it gave no verdict): neither a pass nor a failure (issue 20 item 4). */
+export type AttemptStatus = "passed" | "failed" | "error" | "no_verdict" | "skipped" | "cancelled";
 
 export interface AttemptOutcome {
   status: AttemptStatus;
-  /** Evaluator verdict; error ⇒ false (kept in the denominator); skipped ⇒ null. */
+  /** Evaluator verdict; error ⇒ false (kept in the denominator); skipped, no_verdict ⇒ null. */
   passed: boolean | null;
   reproduced: boolean | null;
   anchorNodeId: string | null;
@@ -103,6 +106,8 @@ export interface AttemptContext {
 export interface ExperimentMethod {
   name: MethodName;
   level: "task" | "node";
+  /** A fake method (test harness only, lib/jobs/experiment-fake-methods.ts) says what it is; real methods leave it unset. */
+  fake?: string;
   /** Why it cannot run on this case, or null. */
   skipReason(c: ExperimentCaseInput, s: ExperimentSettings): string | null;
   /** Never throws: errors → status "error". */

@@ -29,6 +29,7 @@ import {
   finishAttempt,
   releaseAttempt,
   renewLease,
+  stampFakeExperiment,
   sweepExperiments,
   type ClaimedAttempt,
 } from "../db/experiments";
@@ -189,6 +190,8 @@ export class ExperimentWorker {
   private lastSweep = 0;
   /** Attempts this worker recorded (tests, the CLI). */
   recorded = 0;
+  /** Experiments this worker already stamped as run by fake methods. */
+  private readonly stamped = new Set<string>();
 
   constructor(o: ExperimentWorkerOptions) {
     this.db = o.db;
@@ -365,6 +368,11 @@ export class ExperimentWorker {
       } else if (!method) {
         outcome = outcomeOf("error", { error: `method "${row.method}" is not available on this worker` });
       } else {
+        if (method.fake && !this.stamped.has(row.experimentId)) {
+          // anything fake leaves its trace: the experiment's frozen settings say so (and so its report)
+          await stampFakeExperiment(this.db, row.experimentId, method.fake);
+          this.stamped.add(row.experimentId);
+        }
         const skip = method.skipReason(ctx.case, ctx.settings);
         if (skip) outcome = outcomeOf("skipped", { skipReason: skip });
         else {

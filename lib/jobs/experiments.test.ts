@@ -86,16 +86,15 @@ function checkExactlyOnce(rows: ExperimentAttemptView[], methods: string[], case
   }
 }
 
-/** scripts/worker.ts (experiment attempts only, fake methods) as a child process. */
+/** scripts/worker.ts (experiment attempts only) with fake methods injected by the test harness (lib/testing/fake-worker.ts) as a child process. */
 function spawnWorker(id: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "scripts/worker.ts"], {
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "lib/testing/fake-worker.ts"], {
     cwd: ROOT,
     env: {
       ...process.env,
       DATABASE_URL: h.url,
       SYMTRACE_WORKER_ID: id,
       SYMTRACE_WORKER_KIND: "experiment",
-      SYMTRACE_EXPERIMENT_FAKE_METHODS: "1",
       SYMTRACE_FAKE_STEP_MS: "100",
       SYMTRACE_FAKE_STEPS: "4",
       SYMTRACE_WORKER_LEASE_MS: "1500",

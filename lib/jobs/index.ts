@@ -59,7 +59,7 @@ export {
   type ExperimentWorkerBackend,
   type StartExperimentWorkerOptions,
 } from "./experiment-backends";
-export { fakeMethods, fakeMethodsFromEnv, unitFromSeed, type FakeMethodsOptions } from "./experiment-fake-methods";
+export { FAKE_METHODS_STAMP, fakeMethods, unitFromSeed, type FakeMethodsOptions } from "./experiment-fake-methods";
 export * from "./experiment-types";
 
 // Search-based repairs (issue 15 item 3): one RepairSearch row = one search = one job, resumable.

@@ -6,21 +6,32 @@
  */
 import { AGREEMENT_FILE, ANNOTATIONS_FILE, BUNDLES_DIR, SHA256SUMS_FILE, type ReleaseManifest } from "./manifest";
 
+/** One κ with its interval, and why either is missing (lib/agreement VariableAgreement: the dashboard shows the same). */
+export interface DatasheetKappa {
+  kappa: number | null;
+  kappaReason?: string | null;
+  ci95: [number, number] | null;
+  ciReason?: string | null;
+}
+
 /** The agreement figures the datasheet quotes (a subset of lib/agreement's AgreementReport). */
 export interface DatasheetAgreement {
   cases: number;
   excluded: ReadonlyArray<{ caseId: string; reason: string }>;
   bootstrap: { resamples: number; seed: number };
-  primaryCategory: { kappa: number | null; ci95: [number, number] | null; unanimous: number };
-  categorySet: { kappa: number | null; ci95: [number, number] | null; unanimous: number };
-  nodeType: { kappa: number | null; ci95: [number, number] | null; unanimous: number };
-  presence: Record<string, { kappa: number | null; ci95: [number, number] | null }>;
+  primaryCategory: DatasheetKappa & { unanimous: number };
+  categorySet: DatasheetKappa & { unanimous: number };
+  nodeType: DatasheetKappa & { unanimous: number };
+  presence: Record<string, DatasheetKappa>;
   tuple: { allThree: number; atLeastTwo: number };
   node: { allThree: number; atLeastTwo: number };
 }
 
-const fmt = (x: number | null, d = 3) => (x === null ? "undefined" : x.toFixed(d));
-const ci = (c: [number, number] | null) => (c ? ` [${c[0].toFixed(3)}, ${c[1].toFixed(3)}]` : "");
+const esc = (s: string) => s.replace(/\|/g, "\\|");
+/** κ, or "undefined (reason)" — the same reason the agreement dashboard shows. */
+const kap = (v: DatasheetKappa) => (v.kappa === null ? `undefined${v.kappaReason ? ` (${esc(v.kappaReason)})` : ""}` : v.kappa.toFixed(3));
+/** The interval, or "— (why not)": under MIN_CASES_FOR_CI cases the report has none, as on the dashboard. */
+const civ = (v: DatasheetKappa) => (v.ci95 ? `[${v.ci95[0].toFixed(3)}, ${v.ci95[1].toFixed(3)}]` : `—${v.ciReason ? ` (${esc(v.ciReason)})` : ""}`);
 const table = (rec: Record<string, number>, head: string) =>
   [`| ${head} | cases |`, "|---|---:|", ...Object.entries(rec).map(([k, v]) => `| ${k.replace(/\|/g, "\\|")} | ${v} |`)].join("\n");
 
@@ -41,10 +52,10 @@ export function renderDatasheet(m: ReleaseManifest, a: DatasheetAgreement | null
     ? [
         "| variable | Fleiss' κ | 95% bootstrap CI | 3/3 agree |",
         "|---|---:|---|---:|",
-        `| primary category | ${fmt(a.primaryCategory.kappa)} | ${ci(a.primaryCategory.ci95).trim() || "—"} | ${a.primaryCategory.unanimous} |`,
-        `| exact category set | ${fmt(a.categorySet.kappa)} | ${ci(a.categorySet.ci95).trim() || "—"} | ${a.categorySet.unanimous} |`,
-        ...Object.entries(a.presence).map(([k, v]) => `| ${k} present | ${fmt(v.kappa)} | ${ci(v.ci95).trim() || "—"} | |`),
-        `| node type | ${fmt(a.nodeType.kappa)} | ${ci(a.nodeType.ci95).trim() || "—"} | ${a.nodeType.unanimous} |`,
+        `| primary category | ${kap(a.primaryCategory)} | ${civ(a.primaryCategory)} | ${a.primaryCategory.unanimous} |`,
+        `| exact category set | ${kap(a.categorySet)} | ${civ(a.categorySet)} | ${a.categorySet.unanimous} |`,
+        ...Object.entries(a.presence).map(([k, v]) => `| ${k} present | ${kap(v)} | ${civ(v)} | |`),
+        `| node type | ${kap(a.nodeType)} | ${civ(a.nodeType)} | ${a.nodeType.unanimous} |`,
       ].join("\n")
     : "";
   const lic = m.licences

@@ -132,7 +132,9 @@ describe(`release export (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : "SQLi
     expect(manifest.agreement).toMatchObject({ cases: 4, excluded: 1, resamples: 20000, seed: 20260722 });
     const readme = readFileSync(path.join(dir, "README.md"), "utf8");
     for (const h of ["## Motivation", "## Composition", "## Collection process", "## Preprocessing, cleaning and labelling", "## Uses", "## Distribution", "## Maintenance"]) expect(readme).toContain(h);
-    expect(readme).toContain(`| primary category | ${(7 / 13).toFixed(3)} |`);
+    // 4 cases: no bootstrap interval, as on the agreement dashboard ("— (n < 10)"; before: a one-point interval)
+    expect(readme).toContain(`| primary category | ${(7 / 13).toFixed(3)} | — (n < 10: too few cases for a bootstrap interval) |`);
+    expect(a.report.primaryCategory).toMatchObject({ ci95: null, ciReason: "n < 10: too few cases for a bootstrap interval" });
     expect(readme).toContain("6 case(s)");
     expect(readme).toContain("Who&When");
   });

@@ -72,8 +72,14 @@ export default async function ExperimentPage({ params, searchParams }: { params:
       <p className="rounded border border-blue-200 bg-blue-50 p-2 text-sm text-blue-900" data-testid="denominator-note">
         Rates are over the {report.cases} failed source case(s) of this experiment, not over all tasks. Task-level methods report pass@{e.attempts} (up to {e.attempts} complete
         attempts, stop at the first pass), node-level methods pass@1; errors count as failures, skipped cases are left out and counted
-        {report.meta.pending ? ` · ${report.meta.pending} (case, method) outcome(s) still pending` : ""}. 95% Wilson intervals; click a cell for the attempts behind it.
+        {report.meta.pending ? ` · ${report.meta.pending} (case, method) outcome(s) still pending` : ""}. Attempts without a verdict (no evaluator, or it could not judge) are neither passes nor failures: left out of the rates and counted beside them
+        {report.meta.noVerdict ? <strong data-testid="no-verdict-count"> · {report.meta.noVerdict} (case, method) pair(s) without a verdict</strong> : null}. 95% Wilson intervals; click a cell for the attempts behind it.
       </p>
+      {report.meta.fake ? (
+        <p className="rounded border border-red-300 bg-red-50 p-2 text-sm font-semibold text-red-900" data-testid="fake-note">
+          Not a measurement: {report.meta.fake}.
+        </p>
+      ) : null}
       <section className="rounded border border-slate-200 bg-white p-4">
         <h2 className="mb-2 font-semibold">Failure reproduction (Table 2 layout)</h2>
         <ReproductionTable report={report} basePath={basePath} />

@@ -45,11 +45,14 @@ describe("lib/services/experiments/run", () => {
     expect(cli.cases).toBe(5);
     for (const m of ["rerun", "suspicious-node", "nudge"]) {
       const rows = r!.attempts.filter((a) => a.method === m);
-      expect(cli.methods[m].attempts).toBe(rows.length);
-      expect(cli.methods[m].calls).toBe(3 * rows.length);
+      // counted = the pass@k window (task level: the chain; node level: attempt 1), the rest apart (beyondK)
+      const eff = r!.report.efficiency.find((x) => x.mas === "all" && x.method === m)!;
+      expect(cli.methods[m].attempts + eff.beyondK.attempts).toBe(rows.length);
+      expect(cli.methods[m].calls + eff.beyondK.calls).toBe(3 * rows.length);
+      expect(cli.methods[m].attempts).toBe(m === "rerun" ? rows.length : rows.filter((a) => a.attempt === 1).length);
       expect(cli.methods[m].skipped).toBe(0);
     }
-    expect(cli.methods.nudge.attempts).toBe(15);
+    expect(cli.methods.nudge.attempts).toBe(5);
     // node level: pass@1 over the first attempts; task level: pass@3 over the chain
     const firstNudge = r!.attempts.filter((a) => a.method === "nudge" && a.attempt === 1);
     expect(cli.methods.nudge.pass.rate).toBeCloseTo(firstNudge.filter((a) => a.passed).length / 5, 10);
@@ -64,7 +67,7 @@ describe("lib/services/experiments/run", () => {
     expect(JSON.parse(stored!.reportJson!)).toEqual(JSON.parse(JSON.stringify(r!.report)));
     // the stored report is what later calls return, even if rows were tampered with afterwards
     await h.db.experimentAttempt.updateMany({ where: { experimentId: e.id }, data: { calls: 999 } });
-    expect((await getExperimentReport(h.db, e.id))!.cli.methods.nudge.calls).toBe(45);
+    expect((await getExperimentReport(h.db, e.id))!.cli.methods.nudge.calls).toBe(15);
     const csv = (await experimentCsv(h.db, e.id, "attempts"))!;
     expect(csv.split("\n")[0]).toMatch(/^attempt_id,case_bundle_id,mas,primary_category,method,attempt,status/);
     expect(csv.trim().split("\n").length).toBe(1 + r!.attempts.length);

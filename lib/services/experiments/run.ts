@@ -157,6 +157,7 @@ function summarize(e: ExperimentView, cases: Awaited<ReturnType<typeof listExper
     attempts: e.attempts,
     attemptsRecords: attempts.map(toAttemptRecord).filter((r): r is AttemptRecord => r !== null),
     seed: e.seed,
+    ...(e.settings.fake ? { fake: e.settings.fake } : {}),
   });
 }
 
@@ -208,6 +209,7 @@ export function frozenSettingsRecord(e: ExperimentView): Record<string, unknown>
     max_tokens: s.budget.maxTokens,
     timeout_ms: s.timeoutMs,
     ...(s.mars ? { mars: marsSettingsLine(s.mars) } : {}),
+    ...(s.fake ? { fake: s.fake } : {}),
     created_at: e.createdAt.toISOString(),
     finished_at: e.finishedAt?.toISOString() ?? null,
   };

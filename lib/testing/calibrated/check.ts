@@ -13,6 +13,7 @@
  */
 import type { ReplayBundle } from "../../bundle";
 import { wilsonInterval } from "../../agreement";
+import { reportOfDocument, toCliObject, type ExperimentDocumentInput } from "../../experiments";
 import { resolveTarget } from "../../replay";
 import { parseTask } from "./catalogue.mjs";
 import { classifyGuidance, classifyTaskExtra, DEFAULT_TRUTH, expectedAttemptRates, expectedNodeRate, passAtK, type CalibratedTruth, type InjectionClass } from "./truth";
@@ -86,7 +87,7 @@ export function attemptTruth(a: CheckedAttempt, c: CheckedCase, truth: Calibrate
   if (a.method === "rerun") return { p: truth.recover.none, cls: "none" };
   if (a.method === "self-reflection" || a.method === "critic") {
     const t = parseTask(a.taskText ?? a.guidance ?? "");
-    const cls = t ? classifyTaskExtra(t.extra, sku) : "none";
+    const cls = t ? classifyTaskExtra(t.extra, sku, category) : "none";
     return { p: truth.recover[cls], cls };
   }
   return null;
@@ -205,24 +206,47 @@ export const ALL_METHODS = ["rerun", "self-reflection", "critic", "suspicious-no
 const TASK_LEVEL = new Set(["rerun", "self-reflection", "critic"]);
 
 /**
- * The interval checks of one experiment form one family: 9 methods × (pass, reproduction, pass@k)
- * = 27 checks. At 95% each, some check misses a correct truth with probability 1 − 0.95^27 ≈ 75%
- * (and a seeded run repeats its miss on every run). Bonferroni keeps the family-wise false-alarm
- * rate ≤ 5%: each interval at 1 − 0.05/27, z = Φ⁻¹(1 − 0.05/54) = 3.113. README "Checking".
+ * The checks of one experiment form one family: 9 methods × (pass, reproduction, pass@k) = 27
+ * interval checks plus the pooled test over all attempts = 28. At 95% each, some check misses a
+ * correct truth with probability 1 − 0.95^28 ≈ 76% (and a seeded run repeats its miss on every
+ * run). Bonferroni keeps the family-wise false-alarm rate ≤ 5%: each at 1 − 0.05/28,
+ * z = Φ⁻¹(1 − 0.05/56) = 3.125. README "Checking".
  */
-export const FAMILY_CHECKS = 27;
-export const Z_FAMILY = 3.113;
+export const FAMILY_CHECKS = 28;
+export const Z_FAMILY = 3.125;
 
-/** The parts of a `symtrace experiment run` document (experiment.json) the verification reads. */
-export interface ExperimentDocument {
-  settings: { attempts: number; seed: number };
-  cases: Array<{ bundleId: string }>;
-  cli: {
-    cases: number;
-    methods: Record<string, { attempts: number; pass: { rate: number | null; lo: number | null; hi: number | null; k: number }; skipped: number; errors: number }>;
-    comparisons: Array<{ a: string; b: string; family: string; diffPoints: number | null; n10: number; n01: number; mcnemarP: number | null; holmP: number | null }>;
-  };
-  attempts: Array<{ caseBundleId: string; method: string; attempt: number; status: string; passed: boolean | null; reproduced: boolean | null; anchorNodeId: string | null; guidance: string | null; error: string | null }>;
+/** The parts of a `symtrace experiment run` document (experiment.json) the verification reads; its figures are recomputed from `attempts` (never read from its stored report). */
+export interface ExperimentDocument extends ExperimentDocumentInput {
+  attempts: Array<ExperimentDocumentInput["attempts"][number] & { anchorNodeId: string | null; guidance: string | null; error: string | null }>;
+}
+
+/**
+ * Pooled calibration test over every attempt that ran (all methods × cases): observed passes
+ * O = Σ y against E = Σ p (each attempt's truth probability, `attemptTruth`, = the world's own draw
+ * probability), Var = Σ p(1 − p) (independent Bernoulli draws), z = (O − E)/√Var. With 270
+ * attempts its standard error is ≈ 7 passes (2.6 points), where one method's interval over 30
+ * attempts spans ± 13–18 points: a world or a runner off by a few points overall shows here first.
+ * @returns O, E, sd, z and ok = |z| ≤ zCrit
+ */
+export function pooledPassTest(attempts: readonly CheckedAttempt[], cases: readonly CheckedCase[], truth: CalibratedTruth = DEFAULT_TRUTH, zCrit = Z_FAMILY): { n: number; observed: number; expected: number; sd: number; z: number; ok: boolean } {
+  const byCase = new Map(cases.map((c) => [c.caseKey, c]));
+  let n = 0;
+  let o = 0;
+  let e = 0;
+  let v = 0;
+  for (const a of attempts) {
+    if (a.status !== "passed" && a.status !== "failed" && a.status !== "error") continue;
+    const c = byCase.get(a.caseKey);
+    const t = c ? attemptTruth(a, c, truth) : null;
+    if (!t) continue;
+    n++;
+    if (a.status === "passed") o++;
+    e += t.p;
+    v += t.p * (1 - t.p);
+  }
+  const sd = Math.sqrt(v);
+  const z = sd > 0 ? (o - e) / sd : o === e ? 0 : Infinity;
+  return { n, observed: o, expected: e, sd, z, ok: Math.abs(z) <= zCrit };
 }
 
 /** One check of {@link verifyExperiment}. */
@@ -266,8 +290,10 @@ export function verifyExperiment(doc: ExperimentDocument, bundles: readonly Repl
   const attempts = attemptsOf(doc);
   const n = cases.length;
   const k = doc.settings.attempts;
+  // Every figure below is recomputed from the attempts (lib/experiments summarizeExperiment), never read from the stored report.
+  const cli = toCliObject(reportOfDocument(doc));
   for (const m of ALL_METHODS) {
-    const c = doc.cli.methods[m];
+    const c = cli.methods[m];
     add(`${m}: ran on every case`, !!c && c.skipped === 0 && c.errors === 0 && c.attempts >= n, c ? `attempts ${c.attempts}, skipped ${c.skipped}, errors ${c.errors}` : "method missing");
   }
   const errs = doc.attempts.filter((a) => a.status === "error");
@@ -282,6 +308,8 @@ export function verifyExperiment(doc: ExperimentDocument, bundles: readonly Repl
     add(`${m}: pass rate per attempt contains the truth`, r.ok, `${r.passed}/${r.n} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}], truth ${r.expected.toFixed(3)}`);
     add(`${m}: reproduction rate per attempt contains the truth`, r.repOk === true, `${r.reproduced}/${r.judged}, truth ${r.expectedRep.toFixed(3)}`);
   }
+  const pooled = pooledPassTest(attempts, cases, truth);
+  add("pooled over every method × case: observed passes = expected passes", pooled.ok, `${pooled.observed} observed vs ${pooled.expected.toFixed(1)} expected over ${pooled.n} attempts (sd ${pooled.sd.toFixed(2)}, z ${pooled.z.toFixed(2)})`);
   const e = expectedAttemptRates(truth);
   const byCase = new Map(cases.map((c) => [c.caseKey, c]));
   const firsts = attempts.filter((a) => a.method === "random-node" && a.attempt === 1);
@@ -298,7 +326,7 @@ export function verifyExperiment(doc: ExperimentDocument, bundles: readonly Repl
     nudge: e.nudge,
   };
   for (const m of ALL_METHODS) {
-    const p = doc.cli.methods[m]?.pass;
+    const p = cli.methods[m]?.pass;
     if (!p || p.rate === null) {
       add(`${m}: pass@k contains the a-priori truth`, false, "no pass rate");
       continue;
@@ -307,7 +335,7 @@ export function verifyExperiment(doc: ExperimentDocument, bundles: readonly Repl
     const t = apriori[m];
     add(`${m}: pass@k contains the a-priori truth`, p.k === (TASK_LEVEL.has(m) ? k : 1) && t >= lo - 1e-12 && t <= hi + 1e-12, `pass@${p.k} ${p.rate.toFixed(3)} [${lo.toFixed(3)}, ${hi.toFixed(3)}] (95%: [${p.lo?.toFixed(3)}, ${p.hi?.toFixed(3)}]), truth ${t.toFixed(3)}`);
   }
-  const cmp = doc.cli.comparisons.find((x) => x.a === "suspicious-node" && x.b === "rerun");
+  const cmp = cli.comparisons.find((x) => x.a === "suspicious-node" && x.b === "rerun");
   add("Suspicious-Node beats Unguided Full Rerun with Holm-adjusted p < 0.05", !!cmp && (cmp.diffPoints ?? 0) > 0 && cmp.n10 > cmp.n01 && cmp.holmP !== null && cmp.holmP < 0.05, cmp ? `Δ ${cmp.diffPoints?.toFixed(2)} points, n10/n01 ${cmp.n10}/${cmp.n01}, McNemar p ${cmp.mcnemarP}, Holm p ${cmp.holmP}` : "comparison missing");
   const rate = new Map(checkAttemptRates(attempts, cases, truth).map((r) => [r.method, r.measured]));
   const tiers = [["suspicious-node", "annotated-node"], ["critic", "nudge", "self-reflection"], ["rerun", "node-resample", "last-node"]];

@@ -139,7 +139,7 @@ export function calibratedResponder(o: PolicyOptions): (req: ChatRequest) => Scr
     if (!agent || !task) return auxReply(msgs, key, req.user);
 
     const item = task.item;
-    const cls: InjectionClass = injected ? classifyGuidance(injected, item.category, item.sku) : classifyTaskExtra(task.extra, item.sku);
+    const cls: InjectionClass = injected ? classifyGuidance(injected, item.category, item.sku) : classifyTaskExtra(task.extra, item.sku, item.category);
     const decide = (position: DecisionPosition): boolean => {
       const p = (position === "B" ? o.truth.recover : o.truth.late)[cls];
       const u = draw(key, req.user);

@@ -13,8 +13,8 @@
  * `aux.critic` / `aux.reflection`.
  */
 import { CATEGORY_INFO } from "../../annotation/protocol";
-import { REPAIR_SIGNALS, RERUN_INSTRUCTION } from "../../experiments/prompts";
-import { CONTROL_GUIDANCE } from "../../symptoms/prompts";
+import { REPAIR_SIGNALS, RERUN_INSTRUCTION, TABLE1_REPAIR_SIGNALS } from "../../experiments/prompts";
+import { CATEGORY_MEANING, CONTROL_GUIDANCE } from "../../symptoms/prompts";
 import type { CalibratedCategory } from "./catalogue.mjs";
 
 /** What the model saw at a decision: the injected guidance Δ, else the task's extra text, else nothing. */
@@ -49,49 +49,85 @@ export const DEFAULT_TRUTH: CalibratedTruth = Object.freeze({
 /** The marker the model starts a specific critic / reflection reply with. */
 export const DIAGNOSIS_MARKER = "Diagnosis:";
 
-const SN_RE = /Reconsider the decision at target \S+\. Confirmed runtime symptoms: ((?:C[1-4](?:, )?)+)/;
-/** The Annotated-Node template (lib/experiments/prompts.ts annotatedNodeGuidance). */
-const ANNOTATED_RE = /Annotated failure category: (C[1-4])\b/;
 /** E.1 task-level header lines and the Unguided Full Rerun instruction (lib/experiments/prompts.ts): no information for the model. */
 const E1_HEADER_RE = /^(?:Mode|Task id|Benchmark|Start URLs or tools): .*$|^Task:\s*$/gm;
 const RERUN_RE = new RegExp(RERUN_INSTRUCTION.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "g");
-const norm = (s: string) => s.toLowerCase().replace(/\s+/g, " ").replace(/[.\s]+$/, "");
+const norm = (s: string) => s.toLowerCase().replace(/[\u2010-\u2015]/g, "-").replace(/\s+/g, " ").replace(/[.\s]+$/, "");
+const CATS = ["C1", "C2", "C3", "C4"] as const;
 
 /**
- * Classify an injected guidance text Δ for a task of `category` (the model "understands" it):
+ * What a text can say about each category's failure in this world (README "Traps"): the category's
+ * code, its name and meaning (annotation protocol, lib/symptoms), its repair signals (Table 1 and
+ * the protocol's form), and the trap's mechanism in plain words — so a paraphrase that names the
+ * cause counts like the template, and no template wording is needed.
+ */
+const CAUSE_WORDS: Record<CalibratedCategory, RegExp> = {
+  C1: /placeholder|\[?insert (the )?unit price\]?|price[ _-]?tiers?|tiered pric|quantity tier|fill(ed)? in the (actual )?price|template text instead/i,
+  C2: /\brepeat(s|ed|ing)?\b[^.;]{0,40}\b(lookup|call|action|request|query|step|search)|\b(same|identical) (lookup|call|request|query|action)\b|\bloop(s|ed|ing)?\b|\bstall(s|ed|ing)?\b|refresh pending|no new (evidence|information|progress)|made no progress|stuck/i,
+  C3: /not ?found|\b404\b|renumber(ed)?|\b(lookup|tool call|tool|call|request)\b[^.;]{0,30}\b(failed|fails|errored|returned an? error|gave an? error)|\b(failed|erroring) (lookup|tool call|call|request)|error (result|response|message)|unresolved (error|condition)|sku (was )?(changed|moved)/i,
+  C4: /flyer|without (calling|using|consulting|checking|a|any) (the |a )?(lookup|tool|catalogue)|never (called|used|consulted|looked)|did not (call|use|consult|look)|didn't (call|use|consult|look)|no tool (call|evidence|result)|from memory|unverified|not verified|before (calling|using) (the )?(lookup|tool)/i,
+};
+
+/** A text without its evidence: quoted spans and detector rule ids (`C2.repeated-action`) are not claims about the cause. */
+const claimOf = (text: string) => text.replace(/"[^"]*"/g, " ").replace(/\bC[1-4]\.[\w.-]+/g, " ");
+
+/** The categories a text says the failure is (quoted spans and rule ids are evidence, not a claim, and are left out). */
+export function namedCauses(text: string): Set<CalibratedCategory> {
+  const claim = claimOf(text);
+  const low = norm(claim);
+  const out = new Set<CalibratedCategory>();
+  for (const m of claim.matchAll(/\bC([1-4])\b/g)) out.add(`C${m[1]}` as CalibratedCategory);
+  for (const c of CATS) {
+    const phrases = [CATEGORY_INFO[c].name, CATEGORY_INFO[c].meaning, CATEGORY_MEANING[c], CATEGORY_INFO[c].repair, REPAIR_SIGNALS[c], TABLE1_REPAIR_SIGNALS[c]];
+    if (phrases.some((p) => low.includes(norm(p))) || CAUSE_WORDS[c].test(claim)) out.add(c);
+  }
+  return out;
+}
+
+/**
+ * Where a text puts the failure: every trap's symptom is at the Clerk (its report, its lookup or
+ * the lookup's result; README "Traps"). A text that blames only the Solver (or only the
+ * calculator) points at the wrong node.
+ */
+function pointsElsewhere(text: string): boolean {
+  const claim = claimOf(text);
+  const clerk = /\bclerk\b|\blookup\b|\bcatalogue\b/i.test(claim);
+  return !clerk && /\bsolver\b|\bcalculator\b/i.test(claim);
+}
+
+/**
+ * Classify an injected guidance text Δ for a task of `category` (the model "understands" it by
+ * what it says about the case's true failure, not by our templates' wording; issue 20 item 7):
  * - "" → none;
- * - the Suspicious-Node template (lib/symptoms `suspiciousNodeGuidance`) → specific when its
- *   confirmed categories include `category`, else nudge;
- * - the Annotated-Node template ("Annotated failure category: Cn") → specific when n is the
- *   task's category, else nudge;
- * - a text holding the Table 1 repair signal of `category` (annotation-protocol CATEGORY_INFO.repair
- *   or lib/experiments REPAIR_SIGNALS, any case) → specific; of other categories only → nudge;
- * - a "Diagnosis: …" naming the task's sku → specific;
- * - anything else (CONTROL_GUIDANCE, a generic review, unknown text) → nudge.
+ * - it names the task's cause ({@link namedCauses}: a code, a category name or meaning, a repair
+ *   signal, or the trap's mechanism in any words) and does not put the failure at another node
+ *   (only the Solver / calculator) → specific — the Suspicious-Node template whose categories
+ *   include the task's, the Annotated-Node template of the task's category, a paraphrase, a
+ *   "Diagnosis: …" of this item;
+ * - a "Diagnosis: …" naming the task's sku → specific (the critic's own reply);
+ * - anything else (CONTROL_GUIDANCE, a generic review, a text naming only other causes) → nudge.
  */
 export function classifyGuidance(text: string, category: CalibratedCategory, sku: string): InjectionClass {
   const t = text.trim();
   if (!t) return "none";
-  const sn = SN_RE.exec(t);
-  if (sn) return sn[1].split(/,\s*/).includes(category) ? "specific" : "nudge";
-  const an = ANNOTATED_RE.exec(t);
-  if (an) return an[1] === category ? "specific" : "nudge";
-  const low = norm(t);
-  if (low.includes(norm(CATEGORY_INFO[category].repair)) || low.includes(norm(REPAIR_SIGNALS[category]))) return "specific";
   if (t.includes(DIAGNOSIS_MARKER) && t.includes(sku)) return "specific";
+  if (namedCauses(t).has(category) && !pointsElsewhere(t)) return "specific";
   return "nudge";
 }
 
 /**
- * Classify the extra text a task-level method put around the task: a "Diagnosis: …" naming the
- * item → task-specific; nothing but the E.1 header lines (Mode, Task id, Benchmark, an empty
- * "Task:" label) and the Unguided Full Rerun instruction → none; anything else (a previous final
- * answer, the self-reflection instruction, a generic critic review) → task-generic.
+ * Classify the extra text a task-level method put around the task: a text naming the item's cause
+ * (a "Diagnosis: …" naming the item, or any text naming the task's cause, {@link namedCauses}) →
+ * task-specific; nothing but the E.1 header lines (Mode, Task id, Benchmark, an empty "Task:"
+ * label) and the Unguided Full Rerun instruction → none; anything else (a previous final answer,
+ * the self-reflection instruction, a generic critic review) → task-generic.
+ * @param category the task's category (omitted: only a "Diagnosis: …" naming the sku is specific)
  */
-export function classifyTaskExtra(extra: string, sku: string): InjectionClass {
+export function classifyTaskExtra(extra: string, sku: string, category?: CalibratedCategory): InjectionClass {
   const t = extra.replace(E1_HEADER_RE, "").replace(RERUN_RE, "").trim();
   if (!t) return "none";
-  return t.includes(DIAGNOSIS_MARKER) && t.includes(sku) ? "task-specific" : "task-generic";
+  if (t.includes(DIAGNOSIS_MARKER) && t.includes(sku)) return "task-specific";
+  return category && namedCauses(t).has(category) && !pointsElsewhere(t) ? "task-specific" : "task-generic";
 }
 
 /** True when `text` is exactly the generic control prompt of F.3 (lib/symptoms CONTROL_GUIDANCE). */

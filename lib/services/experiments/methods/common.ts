@@ -126,8 +126,9 @@ interface Produced {
 
 /**
  * End of every attempt: evaluate (the attempt bundle with the ORIGINAL task as SYMTRACE_TASK) and
- * judge reproduction. No evaluator → status "failed" with passed null; an evaluator that gives no
- * verdict → status "error" (passed false). Judge problems leave `reproduced` null with the reason.
+ * judge reproduction. No evaluator, or an evaluator that gives no verdict → status "no_verdict"
+ * (passed null, the reason in judgeReason; issue 20 item 4: not a failure, excluded from rates and
+ * counted). Judge problems leave `reproduced` null with the reason.
  */
 export async function finishAttempt(ctx: AttemptContext, p: Produced): Promise<AttemptOutcome> {
   const base: Partial<AttemptOutcome> = { bundle: p.bundle, final: p.final ?? null, calls: p.calls, auxCalls: p.auxCalls, tokens: p.tokens, guidance: p.guidance, anchorNodeId: p.anchorNodeId, masMs: p.masMs };
@@ -150,8 +151,9 @@ export async function finishAttempt(ctx: AttemptContext, p: Produced): Promise<A
     if (passed === null) {
       const d = ev?.details as { error?: unknown } | null | undefined;
       evalError = typeof d?.error === "string" ? d.error : "evaluator gave no verdict";
+      reasons.push(`no verdict: the evaluator could not judge (${evalError})`);
     } else reasons.push(`evaluator: ${passed ? "passed" : "failed"}`);
-  } else reasons.push("no evaluator configured");
+  } else reasons.push("no verdict: no evaluator configured");
   if (ctx.signal.aborted) return cancelled(base);
   let reproduced: boolean | null = null;
   if (judged.error !== null) reasons.push(`reproduction judge failed: ${oneLine(judged.error)}`);
@@ -161,7 +163,7 @@ export async function finishAttempt(ctx: AttemptContext, p: Produced): Promise<A
     reasons.push(`reproduction: ${v.reproduced === null ? "unknown" : v.reproduced ? "reproduced" : "not reproduced"}${v.nodeId ? ` at ${v.nodeId}` : ""}${v.category ? ` (${v.category})` : ""}: ${v.reason}`);
   }
   const judgeReason = reasons.join("\n");
-  if (evalError !== null) return errored(`evaluator: ${evalError}`, { ...base, reproduced, judgeReason });
+  if (passed === null) return outcome({ ...base, status: "no_verdict", passed: null, reproduced, judgeReason });
   return outcome({ ...base, status: passed ? "passed" : "failed", passed, reproduced, judgeReason });
 }
 

@@ -107,7 +107,7 @@ export interface TokenCounts {
 
 /** How one attempt ended. */
 export interface AttemptOutcome {
-  status: "passed" | "failed" | "error" | "skipped" | "cancelled";
+  status: "passed" | "failed" | "error" | "no_verdict" | "skipped" | "cancelled";
   /** Evaluator verdict; error ⇒ false (kept in the denominator); skipped/cancelled or no evaluator ⇒ null. */
   passed: boolean | null;
   /** Reproduction judge verdict; null when no judge, no reference for the LLM judge, or the judge failed (see judgeReason). */
