@@ -10,6 +10,9 @@ export interface CaseHeaderView {
   mas: string | null;
   model: string | null;
   outcomePassed: boolean | null;
+  /** Where the verdict comes from (lib/db `caseVerdicts`); absent = the bundle's own outcome. */
+  outcomeVia?: "recorded" | "evaluator" | "none";
+  outcomeEvaluator?: string | null;
   nodeCount: number;
   edgeCount: number;
   recordCount: number;
@@ -37,7 +40,7 @@ export function CaseHeader({ c, finalized = false, blind = false }: { c: CaseHea
         <h1 id="case-title" className="font-mono text-lg font-semibold break-all">
           {c.bundleId}
         </h1>
-        <OutcomeBadge passed={c.outcomePassed} />
+        <OutcomeBadge passed={c.outcomePassed} via={c.outcomeVia} evaluator={c.outcomeEvaluator} />
         {finalized ? (
           <Badge tone="violet">
             <span data-testid="finalized-badge">finalized</span>
