@@ -1,5 +1,7 @@
 import { Badge, OutcomeBadge } from "@/components/ui/badge";
+import { importWarningCounts } from "@/lib/layout/warnings";
 import { datasetName } from "./case-filters";
+import { ImportWarningCounts } from "./import-warning-badge";
 
 export interface CaseHeaderView {
   bundleId: string;
@@ -62,6 +64,7 @@ export function CaseHeader({ c, finalized = false, blind = false }: { c: CaseHea
           {c.header.task.prompt}
         </p>
       </div>
+      <ImportWarningCounts summary={importWarningCounts(c.header.source)} />
       {notes.length > 0 ? (
         <ul className="list-inside list-disc text-xs text-amber-800" aria-label="Import notes">
           {notes.map((n, i) => (

@@ -328,6 +328,13 @@ describe("item 8: deep parent chains import in linear time, without recursion", 
       // depth-1 containment edges + 1 data edge into final_result
       expect(c.bundle.graph.edges.filter((e) => e.kind === "control")).toHaveLength(depth - 1);
       expect(c.bundle.graph.edges).toHaveLength(depth);
+      // the depth is reported (issue 20 item 11): on the case and on the deepest span's node
+      const n = depth.toLocaleString("en-US");
+      const deepId = depth.toString(16).padStart(16, "0");
+      expect(c.warnings!.filter((w) => w.kind === "deep-span-tree")).toEqual([
+        { kind: "deep-span-tree", path: `$.resourceSpans[0].scopeSpans[0].spans[${depth - 1}].parentSpanId`, message: `span tree is ${n} levels deep (deepest span ${deepId}); more than 100 levels` },
+      ]);
+      expect((one(c.bundle, deepId).content as Content).importWarnings).toEqual([`span tree depth ${n}: deepest span`]);
     }, 120_000);
   }
 });

@@ -853,6 +853,9 @@ const NODE_TYPE: Record<SpanCategory, NodeType> = {
   span: "agent_action",
 };
 
+/** A span tree with more levels than this gets a `deep-span-tree` warning naming its depth. */
+export const DEEP_SPAN_TREE = 100;
+
 /** The request normalization stored in `config.replay.normalization`. */
 export const OTEL_NORMALIZATION =
   "otel-import/v1: llm request = {model, messages (role, content, name, tool_calls[{name, arguments}]; ids, tool_call_id and timestamps dropped), tools?, temperature?}; tool request = {name, arguments}";
@@ -947,6 +950,16 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     }
   }
   if (clamped > 0) notes.push(`${clamped} span(s) start before their parent: ordered at the parent's start`);
+  // A span tree deeper than any agent run nests (a runaway recursion, a broken parent chain) is
+  // reported with its depth, on the case and on the deepest span's node (issue 20 item 11).
+  let deepest: OtelSpan | null = null;
+  for (const s of topo) if (!deepest || depth.get(s.id)! > depth.get(deepest.id)!) deepest = s;
+  const levels = deepest ? depth.get(deepest.id)! + 1 : 0;
+  if (deepest && levels > DEEP_SPAN_TREE) {
+    const n = levels.toLocaleString("en-US");
+    warnings.push({ kind: "deep-span-tree", path: deepest.paths.parentId, message: `span tree is ${n} levels deep (deepest span ${deepest.id}); more than ${DEEP_SPAN_TREE} levels` });
+    mark(deepest, `span tree depth ${n}: deepest span`);
+  }
 
   const fileIndex = new Map(spans.map((s, i) => [s.id, i]));
   if (spans.some((s) => s.parentId !== null && fileIndex.get(s.parentId)! > fileIndex.get(s.id)!)) {

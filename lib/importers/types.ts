@@ -66,7 +66,8 @@ export type ImportWarningKind =
   | "clock-skew"
   | "not-ended"
   | "unresolved-link"
-  | "tool-arguments-not-object";
+  | "tool-arguments-not-object"
+  | "deep-span-tree";
 
 /** One repaired imperfection: its kind, the JSON path in the input file, and plain words. */
 export interface ImportWarning {
