@@ -152,6 +152,14 @@ describe("symtrace import / export", { timeout: 300_000 }, () => {
     expect(r.code).toBe(1);
     expect(r.json).toMatchObject({ imported: 0 });
     expect(cli(["import", "x", "--format", "csv"], db).code).toBe(2);
+    // a file of no known format: the CLI names its flag (the import page offers a choice instead)
+    const dir = tmp();
+    writeFileSync(path.join(dir, "hello.json"), '{"hello": 1}');
+    const u = cli(["import", path.join(dir, "hello.json")], db);
+    expect(u.code).toBe(1);
+    const e = (u.json?.failed as Array<{ errors: Array<{ code?: string; message: string }> }>)[0].errors[0];
+    expect(e.code).toBe("format-needed");
+    expect(e.message).toMatch(/^unrecognized format: .*\(pass --format bundle\|whowhen\|mad\|otel\)$/);
   });
 
   test("every shared sample imports; export --all re-imports to identical hashes", () => {

@@ -154,7 +154,9 @@ async function importCmd(args: string[]): Promise<number> {
   try {
     const r = await importPaths(db, args, { format, onProgress: printProgress });
     if (progressShown) process.stderr.write("\n");
-    print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed: r.failed, ignored: r.ignored, warnings: r.warnings });
+    // A file whose format must be named: the CLI way to name it (the page offers a format choice instead).
+    const failed = r.failed.map((f) => ({ ...f, errors: f.errors.map((e) => (e.code === "format-needed" ? { ...e, message: `${e.message} (pass --format bundle|whowhen|mad|otel)` } : e)) }));
+    print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed, ignored: r.ignored, warnings: r.warnings });
     // 1 when any file or record failed (the others are still imported), so scripts notice.
     return r.failed.length > 0 ? 1 : 0;
   } finally {

@@ -88,6 +88,10 @@ test("a middle node of an imported Who&When case: the scripted stand-in continue
   const answer = (await page.getByTestId("final-answer-replay").textContent()) ?? "";
   expect(answer).toContain(STANDIN_PREFIX);
   expect(answer).toContain("FINAL ANSWER:");
+  // Issue 22 item 4: the result graph opens on the live intervention node (the boundary msg_… is not
+  // in the transcript continuation), not on a node the result case does not have.
+  await expect(page.getByTestId("node-detail")).toHaveAttribute("data-node-id", /^llm_call_\d{4}$/);
+  await expect(page.getByText(/no node ".*" in this case/)).toHaveCount(0);
   await page.screenshot({ path: "e2e-artifacts/demo-replay-who-and-when.png", fullPage: true });
 });
 
@@ -107,4 +111,10 @@ test("a middle node of the shipped reference-MAS case: a native replay against t
   expect(replayAnswer).toContain("Hilltop Gardens");
   await expect(outcome.getByTestId("outcome-replay")).toHaveText(evaluate(b.task.prompt, replayAnswer));
   await page.screenshot({ path: "e2e-artifacts/demo-replay-reference.png", fullPage: true });
+  // Issue 22 item 7: the case list and the case header say what the replay page says about the source.
+  await page.goto(`/cases?q=${encodeURIComponent(REFERENCE)}`);
+  const row = page.locator("tr", { has: page.getByRole("link", { name: REFERENCE, exact: true }) });
+  await expect(row.getByTestId("outcome-verdict")).toHaveText("failed · evaluator");
+  await page.goto(`/cases/${REFERENCE}`);
+  await expect(page.locator('section[aria-labelledby="case-title"]').getByTestId("outcome-verdict")).toHaveText("failed · evaluator");
 });

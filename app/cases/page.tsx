@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { getDb, hiddenDerivedCaseIds, listCaseFacets, listCases } from "@/lib/db";
+import { caseVerdicts, getDb, hiddenDerivedCaseIds, listCaseFacets, listCases } from "@/lib/db";
 import { CaseFilters } from "@/components/trace/case-filters";
 import { CaseTable } from "@/components/trace/case-table";
 import { caseListQuerySchema } from "@/lib/schemas/cases";
@@ -15,7 +15,10 @@ export default async function CasesPage({ searchParams }: { searchParams: Promis
   // Reference labels are hidden from annotators (blindness): not even their count.
   const showLabels = viewer.roles.some((r) => r === "admin" || r === "researcher" || r === "adjudicator");
   const db = getDb();
-  const [{ total, cases }, facets] = await Promise.all([listCases(db, { ...query, take: 500, exclude: await hiddenDerivedCaseIds(db, viewer) }), listCaseFacets(db)]);
+  const [{ total, cases: listed }, facets] = await Promise.all([listCases(db, { ...query, take: 500, exclude: await hiddenDerivedCaseIds(db, viewer) }), listCaseFacets(db)]);
+  // One verdict per case, the same as the case header and the replay page show (lib/db outcomes).
+  const verdicts = await caseVerdicts(db, listed);
+  const cases = listed.map((c) => ({ ...c, outcomePassed: verdicts.get(c.id)!.passed, outcomeVia: verdicts.get(c.id)!.via, outcomeEvaluator: verdicts.get(c.id)!.evaluator }));
   return (
     <div className="flex flex-col gap-4">
       <div className="flex items-baseline justify-between">

@@ -17,11 +17,26 @@ export function SampleSizeNotes({ warnings }: { warnings: SampleSizeWarning[] })
   );
 }
 
-/** "CSV" link of one dashboard table (`/api/agreement?format=csv&table=...` with the page's filter). */
+/**
+ * What each CSV download holds, as its link says it (issue 22 item 8: a section has two tables, so
+ * a bare "CSV" does not tell them apart). One entry per `AGREEMENT_TABLES` name.
+ */
+export const TABLE_CSV_LABEL: Record<AgreementTable, string> = {
+  reliability: "Fleiss' κ per variable",
+  exact: "node id (exact) agreement",
+  patterns: "initial pattern vs final",
+  composition: "final composition",
+  cohen: "Cohen's κ per pair",
+  "vs-final": "annotator vs final",
+  disagreement: "most disagreement",
+  "mad-modes": "MAD failure modes",
+};
+
+/** "CSV: <table>" link of one dashboard table (`/api/agreement?format=csv&table=...` with the page's filter). */
 export function TableCsvLink({ table, qs }: { table: AgreementTable; qs: string }) {
   return (
     <a className="text-xs font-normal text-blue-700 underline" data-testid={`csv-${table}`} href={`/api/agreement?format=csv&table=${table}${qs ? "&" + qs : ""}`}>
-      CSV
+      CSV: {TABLE_CSV_LABEL[table]}
     </a>
   );
 }

@@ -16,6 +16,7 @@ import {
   type RowView,
 } from "@/lib/layout";
 import { agentColor } from "./trace-node";
+import { ImportWarningBadge } from "@/components/trace/import-warning-badge";
 
 /** A node of a loaded window (no content). */
 export interface BigNode {
@@ -25,6 +26,8 @@ export interface BigNode {
   label: string | null;
   status: string | null;
   orderIndex: number;
+  /** Import warnings marked on the node, when any (badge). */
+  warnings?: string[];
 }
 
 /** An edge touching a loaded window, with both ends' rows and agents. */
@@ -319,6 +322,7 @@ export function BigGraph({
           <div className="flex items-center justify-between gap-1 pl-1">
             <span className="font-semibold text-slate-700">{n.type}</span>
             <span className="flex items-center gap-1 text-slate-400">
+              <ImportWarningBadge warnings={n.warnings} />
               {bad ? <span className="rounded bg-red-600 px-1 text-[10px] font-bold text-white">{n.status}</span> : null}#{n.orderIndex}
             </span>
           </div>

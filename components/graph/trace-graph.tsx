@@ -144,7 +144,7 @@ export function TraceGraph({
         height: layout.nodeHeight,
         selected: id === selectedId,
         draggable: false,
-        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent), marks: marks?.get(id), cf: symptomCf?.get(id), hiddenEdges: hidden.get(id) },
+        data: { type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, isMatch: matches.has(id), agentColor: colourOf(n.agent), marks: marks?.get(id), warnings: n.warnings, cf: symptomCf?.get(id), hiddenEdges: hidden.get(id) },
       });
     }
     const flowEdges: Edge[] = edgeIdx.map((i) => {

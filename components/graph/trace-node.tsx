@@ -2,6 +2,7 @@
 
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
 import { memo } from "react";
+import { ImportWarningBadge } from "@/components/trace/import-warning-badge";
 
 export type TraceNodeData = {
   type: string;
@@ -12,6 +13,8 @@ export type TraceNodeData = {
   isMatch: boolean;
   agentColor: string;
   marks?: string[];
+  /** Import warnings marked on the node (lib/layout nodeImportWarningsOf), shown as a badge. */
+  warnings?: string[];
   /** Symptom layer (issue 12): c_f ∈ [0, 1] of a node where a rule fired; undefined otherwise or when the layer is off. */
   cf?: number;
   /** Edges of this node not drawn (windowed out: their other end is off screen). */
@@ -48,6 +51,7 @@ export const TraceNode = memo(function TraceNode({ id, data, selected }: NodePro
       <div className="flex items-center justify-between gap-1 pl-1">
         <span className="font-semibold text-slate-700">{data.type}</span>
         <span className="flex items-center gap-1 text-slate-400">
+          <ImportWarningBadge warnings={data.warnings} />
           {bad ? <span className="rounded bg-red-600 px-1 text-[10px] font-bold text-white">{data.status}</span> : null}#{data.orderIndex}
         </span>
       </div>

@@ -2,16 +2,11 @@
 
 import { useRef, useState } from "react";
 import { formatBytes } from "@/lib/bytes";
+import { IMPORT_FORMAT_CHOICES } from "./formats";
 import { ImportResultView } from "./import-result";
 import { uploadFile, type ImportResult } from "./upload-file";
 
-const FORMATS = [
-  ["auto", "Detect per file"],
-  ["bundle", "Replay bundle (symtrace.bundle/v1)"],
-  ["whowhen", "Who&When"],
-  ["mad", "MAST / MAD"],
-  ["otel", "OpenTelemetry / Langfuse JSON"],
-] as const;
+const FORMATS = IMPORT_FORMAT_CHOICES;
 
 type Item = {
   key: number;
@@ -41,23 +36,31 @@ export function ImportUploader({ maxBytes }: { maxBytes: number }) {
     const fmt = format;
     const added: Item[] = Array.from(files).map((file) => ({ key: nextKey.current++, file, phase: "queued", loaded: 0 }));
     setItems((xs) => [...added, ...xs]);
-    for (const it of added) {
-      queue.current = queue.current.then(async () => {
-        if (it.file.size > maxBytes) {
-          patch(it.key, { phase: "error", error: `${it.file.name}: larger than the import limit of ${formatBytes(maxBytes)}; import it with the CLI (npm run symtrace -- import <file>)` });
-          return;
-        }
-        patch(it.key, { phase: "uploading" });
-        const out = await uploadFile(
-          it.file,
-          fmt,
-          (loaded) => patch(it.key, { loaded }),
-          () => patch(it.key, { phase: "importing", loaded: it.file.size }),
-        );
-        patch(it.key, out.ok ? { phase: "done", report: out.report } : { phase: "error", error: `${out.status ? `${out.status}: ` : ""}${out.error}` });
-      });
-    }
+    for (const it of added) enqueue(it, fmt);
     if (input.current) input.current.value = "";
+  }
+
+  /** The same file again, as the format chosen for it (a file whose format could not be told). */
+  function retry(it: Item, fmt: string) {
+    patch(it.key, { phase: "queued", loaded: 0, report: undefined, error: undefined });
+    enqueue(it, fmt);
+  }
+
+  function enqueue(it: Item, fmt: string) {
+    queue.current = queue.current.then(async () => {
+      if (it.file.size > maxBytes) {
+        patch(it.key, { phase: "error", error: `${it.file.name}: larger than the import limit of ${formatBytes(maxBytes)}; import it with the CLI (npm run symtrace -- import <file>)` });
+        return;
+      }
+      patch(it.key, { phase: "uploading" });
+      const out = await uploadFile(
+        it.file,
+        fmt,
+        (loaded) => patch(it.key, { loaded }),
+        () => patch(it.key, { phase: "importing", loaded: it.file.size }),
+      );
+      patch(it.key, out.ok ? { phase: "done", report: out.report } : { phase: "error", error: `${out.status ? `${out.status}: ` : ""}${out.error}` });
+    });
   }
 
   const done = items.filter((x) => x.report);
@@ -115,7 +118,7 @@ export function ImportUploader({ maxBytes }: { maxBytes: number }) {
               ) : null}
               {it.phase === "importing" ? <span className="text-xs text-slate-600">importing…</span> : null}
             </div>
-            {it.report ? <ImportResultView report={it.report} /> : null}
+            {it.report ? <ImportResultView report={it.report} onRetry={(fmt) => retry(it, fmt)} /> : null}
             {it.error ? (
               <p className="text-xs text-red-700" role="alert">
                 {it.error}

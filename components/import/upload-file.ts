@@ -13,7 +13,8 @@ export interface ImportResult {
   imported: number;
   skipped: number;
   replaced: number;
-  failed: Array<{ file: string; errors: Array<{ path: string; message: string }> }>;
+  /** `code: "format-needed"`: the format could not be told; the page offers the format choice. */
+  failed: Array<{ file: string; errors: Array<{ path: string; message: string; code?: string }> }>;
   ignored: string[];
   cases: Array<{ bundleId: string; caseId: string; status: "imported" | "skipped" | "replaced" }>;
   /** Any further fields the import report carries (e.g. warnings), shown generically. */

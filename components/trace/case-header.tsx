@@ -1,5 +1,7 @@
 import { Badge, OutcomeBadge } from "@/components/ui/badge";
+import { importWarningCounts } from "@/lib/layout/warnings";
 import { datasetName } from "./case-filters";
+import { ImportWarningCounts } from "./import-warning-badge";
 
 export interface CaseHeaderView {
   bundleId: string;
@@ -10,6 +12,9 @@ export interface CaseHeaderView {
   mas: string | null;
   model: string | null;
   outcomePassed: boolean | null;
+  /** Where the verdict comes from (lib/db `caseVerdicts`); absent = the bundle's own outcome. */
+  outcomeVia?: "recorded" | "evaluator" | "none";
+  outcomeEvaluator?: string | null;
   nodeCount: number;
   edgeCount: number;
   recordCount: number;
@@ -42,7 +47,7 @@ export function CaseHeader({ c, finalized = false, withheld = { blind: false, no
         <h1 id="case-title" className="font-mono text-lg font-semibold break-all">
           {c.bundleId}
         </h1>
-        <OutcomeBadge passed={c.outcomePassed} />
+        <OutcomeBadge passed={c.outcomePassed} via={c.outcomeVia} evaluator={c.outcomeEvaluator} />
         {finalized ? (
           <Badge tone="violet">
             <span data-testid="finalized-badge">finalized</span>
@@ -69,6 +74,7 @@ export function CaseHeader({ c, finalized = false, withheld = { blind: false, no
           {withheld.notes} import note(s) about the dataset&apos;s labels hidden until you submit.
         </p>
       ) : null}
+      <ImportWarningCounts summary={importWarningCounts(c.header.source)} />
       {notes.length > 0 ? (
         <ul className="list-inside list-disc text-xs text-amber-800" aria-label="Import notes">
           {notes.map((n, i) => (

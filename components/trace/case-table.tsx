@@ -12,6 +12,9 @@ export interface CaseRow {
   benchmark: string | null;
   mas: string | null;
   outcomePassed: boolean | null;
+  /** Where the verdict comes from (lib/db `caseVerdicts`); absent = the bundle's own outcome. */
+  outcomeVia?: "recorded" | "evaluator" | "none";
+  outcomeEvaluator?: string | null;
   nodeCount: number;
   agentCount: number;
   finalizedAt?: Date | null;
@@ -62,7 +65,7 @@ export function CaseTable({ cases, showLabels = true }: { cases: CaseRow[]; show
               <td className="px-3 py-2">{c.benchmark ?? "—"}</td>
               <td className="px-3 py-2">{c.mas ?? "—"}</td>
               <td className="px-3 py-2">
-                <OutcomeBadge passed={c.outcomePassed} />
+                <OutcomeBadge passed={c.outcomePassed} via={c.outcomeVia} evaluator={c.outcomeEvaluator} />
               </td>
               <td className="px-3 py-2 text-right tabular-nums">{c.nodeCount}</td>
               <td className="px-3 py-2 text-right tabular-nums">{c.agentCount}</td>

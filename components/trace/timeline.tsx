@@ -4,6 +4,7 @@ import { useVirtualizer } from "@tanstack/react-virtual";
 import { memo, useEffect, useMemo, useRef } from "react";
 import { timingCells, traceStartNs, type GraphNodeLite } from "@/lib/layout";
 import { NODE_TYPE_TONE, Badge } from "@/components/ui/badge";
+import { ImportWarningBadge } from "./import-warning-badge";
 
 const ROW = 40;
 const BAD = new Set(["failed", "error", "timeout", "timed_out"]);
@@ -97,6 +98,7 @@ const TimelineRow = memo(function TimelineRow({
           {n.agent ?? ""}
         </span>
         {n.status && BAD.has(n.status) ? <Badge tone="red">{n.status}</Badge> : null}
+        <ImportWarningBadge warnings={n.warnings} />
         {marks?.map((m) => (
           <span key={m} className="rounded bg-indigo-600 px-1 text-[10px] font-semibold text-white" data-mark={m}>
             {m}

@@ -27,9 +27,21 @@ export const NODE_TYPE_TONE: Record<string, BadgeTone> = {
   final_result: "red",
 };
 
-/** Outcome of a run: failed, passed or unknown. */
-export function OutcomeBadge({ passed }: { passed: boolean | null | undefined }) {
-  if (passed === true) return <Badge tone="green">passed</Badge>;
-  if (passed === false) return <Badge tone="red">failed</Badge>;
-  return <Badge>unknown</Badge>;
+/**
+ * Outcome of a run: failed, passed or unknown. `via: "evaluator"` (lib/db `caseVerdicts`): the
+ * bundle records no verdict and this one is the evaluator's, run on the case by a replay; the
+ * badge says so, as the replay page does.
+ */
+export function OutcomeBadge({ passed, via, evaluator }: { passed: boolean | null | undefined; via?: "recorded" | "evaluator" | "none"; evaluator?: string | null }) {
+  const judged = via === "evaluator" && typeof passed === "boolean";
+  const title = judged ? `the evaluator${evaluator ? ` ${evaluator}` : ""}'s verdict on this case (run by a replay); the bundle records none` : undefined;
+  const text = (v: string) => (
+    <span data-testid="outcome-verdict" data-via={via ?? "recorded"} title={title}>
+      {v}
+      {judged ? " · evaluator" : ""}
+    </span>
+  );
+  if (passed === true) return <Badge tone="green">{text("passed")}</Badge>;
+  if (passed === false) return <Badge tone="red">{text("failed")}</Badge>;
+  return <Badge>{text("unknown")}</Badge>;
 }

@@ -7,7 +7,7 @@
  */
 import type { Db } from "./client";
 import { providerOfDb } from "./client";
-import { nodeTimings } from "./cases";
+import { nodeImportWarnings, nodeTimings } from "./cases";
 import { traceStartNs, type NodeTiming } from "../layout/timing";
 
 /** Largest window one request may ask for (nodes). */
@@ -23,6 +23,8 @@ export interface WindowNode {
   orderIndex: number;
   /** Start, duration and tokens when the trace has them (OTel / Langfuse imports: lib/layout nodeTimingOf). */
   timing?: NodeTiming;
+  /** Import warnings marked on the node (lib/layout nodeImportWarningsOf), when any. */
+  warnings?: string[];
 }
 
 /** An edge touching a window, with both ends' positions in the observed order and agents. */
@@ -124,10 +126,11 @@ export async function getGraphWindow(db: Db, o: { caseId: string; from: number; 
         AND e."caseId" = n."caseId" AND e."${side}" = n."nodeId"
         AND t."caseId" = e."caseId" AND t."nodeId" = e."${other}"`;
   type Row = { idx: number | bigint; efrom: string; eto: string; kind: string; here: number | bigint; hereAgent: string | null; there: number | bigint; thereAgent: string | null };
-  const [outs, ins, timing] = await Promise.all([
+  const [outs, ins, timing, warned] = await Promise.all([
     db.$queryRawUnsafe<Row[]>(edgeSql("fromNodeId", "toNodeId"), o.caseId, from, to),
     db.$queryRawUnsafe<Row[]>(edgeSql("toNodeId", "fromNodeId"), o.caseId, from, to),
     nodeTimings(db, o.caseId, { from, to }),
+    nodeImportWarnings(db, o.caseId, { from, to }),
   ]);
   const edges = new Map<number, WindowEdge>();
   for (const r of outs) {
@@ -142,7 +145,8 @@ export async function getGraphWindow(db: Db, o: { caseId: string; from: number; 
     to,
     nodes: nodes.map((n) => {
       const t = timing.get(n.nodeId);
-      return { id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, ...(t ? { timing: t } : {}) };
+      const w = warned.get(n.nodeId);
+      return { id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, ...(t ? { timing: t } : {}), ...(w ? { warnings: w } : {}) };
     }),
     edges: [...edges.values()].sort((a, b) => a.idx - b.idx),
   };

@@ -6,6 +6,7 @@ import { canonicalJsonOfParsed, hashContent, hashRequest, sha256Tagged, type Rep
 import type { BundleSource, ImportedCase, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
 import { nodeTimingOf, type NodeTiming } from "../layout/timing";
+import { IMPORT_WARNINGS_KEY, nodeImportWarningsOf } from "../layout/warnings";
 import { prepareRowInsert, providerOfDb, type Db } from "./client";
 import { bundleHeader, caseRowId, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
 
@@ -368,11 +369,12 @@ export async function getCaseGraph(db: Db, o: { caseId: string }) {
     }),
     db.edge.findMany({ where: { caseId: o.caseId }, orderBy: { idx: "asc" }, select: { fromNodeId: true, toNodeId: true, kind: true } }),
   ]);
-  const timing = await nodeTimings(db, o.caseId);
+  const [timing, warned] = await Promise.all([nodeTimings(db, o.caseId), nodeImportWarnings(db, o.caseId)]);
   return {
     nodes: nodes.map((n) => {
       const t = timing.get(n.nodeId);
-      return { id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, ...(t ? { timing: t } : {}) };
+      const w = warned.get(n.nodeId);
+      return { id: n.nodeId, type: n.type, agent: n.agent, label: n.label, status: n.status, orderIndex: n.orderIndex, ...(t ? { timing: t } : {}), ...(w ? { warnings: w } : {}) };
     }),
     edges: edges.map((e) => ({ from: e.fromNodeId, to: e.toNodeId, kind: e.kind })),
   };
@@ -403,6 +405,31 @@ export async function nodeTimings(db: Db, caseId: string, rows_?: { from: number
     }
     const t = nodeTimingOf(content);
     if (t) out.set(r.nodeId, t);
+  }
+  return out;
+}
+
+/**
+ * Import warnings marked on nodes (`content.importWarnings`, lib/layout `nodeImportWarningsOf`),
+ * by node id: the badge on the node in the graph and the timeline (issue 20 item 11). Only nodes
+ * whose stored content mentions `importWarnings` are read. With `rows_`, only the nodes at
+ * observed-order positions [from, to) (a window of a large case).
+ */
+export async function nodeImportWarnings(db: Db, caseId: string, rows_?: { from: number; to: number }): Promise<Map<string, string[]>> {
+  const rows = await db.node.findMany({
+    where: { caseId, ...(rows_ ? { orderIndex: { gte: rows_.from, lt: rows_.to } } : {}), contentJson: { contains: IMPORT_WARNINGS_KEY } },
+    select: { nodeId: true, contentJson: true },
+  });
+  const out = new Map<string, string[]>();
+  for (const r of rows) {
+    let content: unknown;
+    try {
+      content = JSON.parse(r.contentJson);
+    } catch {
+      continue;
+    }
+    const w = nodeImportWarningsOf(content);
+    if (w) out.set(r.nodeId, w);
   }
   return out;
 }

@@ -14,3 +14,4 @@ export * from "./otlp";
 export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";
 export * from "./cases-window";
 export * from "./machine-annotations";
+export * from "./outcomes";

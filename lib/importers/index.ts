@@ -51,7 +51,7 @@ export function importText(text: string, filePath: string, format: ImportFormat 
         failures: [
           {
             where: fileName,
-            errors: [{ path: "$", message: "unrecognized format: not a replay bundle, Who&When record, MAD file, Langfuse trace export or OTLP/JSON; pass --format" }],
+            errors: [{ path: "$", code: "format-needed", message: "unrecognized format: not a replay bundle, Who&When record, MAD file, Langfuse trace export or OTLP/JSON; choose the format to read it as" }],
           },
         ],
       };

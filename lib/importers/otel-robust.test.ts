@@ -328,6 +328,13 @@ describe("item 8: deep parent chains import in linear time, without recursion", 
       // depth-1 containment edges + 1 data edge into final_result
       expect(c.bundle.graph.edges.filter((e) => e.kind === "control")).toHaveLength(depth - 1);
       expect(c.bundle.graph.edges).toHaveLength(depth);
+      // the depth is reported (issue 20 item 11): on the case and on the deepest span's node
+      const n = depth.toLocaleString("en-US");
+      const deepId = depth.toString(16).padStart(16, "0");
+      expect(c.warnings!.filter((w) => w.kind === "deep-span-tree")).toEqual([
+        { kind: "deep-span-tree", path: `$.resourceSpans[0].scopeSpans[0].spans[${depth - 1}].parentSpanId`, message: `span tree is ${n} levels deep (deepest span ${deepId}); more than 100 levels` },
+      ]);
+      expect((one(c.bundle, deepId).content as Content).importWarnings).toEqual([`span tree depth ${n}: deepest span`]);
     }, 120_000);
   }
 });
@@ -339,5 +346,108 @@ describe("item 11: errors name the innermost path", () => {
     expect(r.cases).toHaveLength(0);
     expect(r.failures[0].errors[0].path).toBe("$.resourceSpans[0].scopeSpans[0].spans[0].attributes[0].value.stringValue");
     expect(r.failures[0].errors[0].message).toMatch(/lone UTF-16 surrogate/);
+  });
+});
+
+describe("issue 20 item 10: every tool call named in an assistant message is a tool_call node", () => {
+  // Five calls in one LLM output, none with JSON-object arguments; the framework ran only two of
+  // them (it refuses arguments it cannot parse), so only two TOOL spans exist.
+  const raws = ['"Paris"', '{"city": "Par', "{'city': 'Paris'}", "", "[1, 2]"];
+  const notes = ["not an object", "not valid JSON", "not valid JSON", "not valid JSON", "not an object"];
+  const output = JSON.stringify({
+    choices: [{ message: { role: "assistant", content: null, tool_calls: raws.map((a, i) => ({ id: `c${i + 1}`, type: "function", function: { name: "get_weather", arguments: a } })) } }],
+  });
+  const spans = [
+    span({ id: "a000000000000001", name: "agent", start: T0, end: T0 + 100_000_000n, attrs: { "openinference.span.kind": "AGENT" } }),
+    span({
+      id: "b000000000000002",
+      parent: "a000000000000001",
+      name: "chat",
+      start: T0 + 1_000_000n,
+      end: T0 + 10_000_000n,
+      attrs: { "gen_ai.operation.name": "chat", "gen_ai.input.messages": JSON.stringify([{ role: "user", content: "weather?" }]), "output.value": output },
+    }),
+    ...[0, 1].map((i) =>
+      span({
+        id: `c00000000000000${i + 3}`,
+        parent: "a000000000000001",
+        name: "execute_tool get_weather",
+        start: T0 + BigInt(20 + 10 * i) * 1_000_000n,
+        end: T0 + BigInt(25 + 10 * i) * 1_000_000n,
+        attrs: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather", "gen_ai.tool.call.id": `c${i + 1}`, "gen_ai.tool.call.arguments": raws[i] },
+      }),
+    ),
+    // the next generation sees the framework's error for c3 in place of a result
+    span({
+      id: "d000000000000005",
+      parent: "a000000000000001",
+      name: "chat",
+      start: T0 + 50_000_000n,
+      end: T0 + 60_000_000n,
+      attrs: {
+        "gen_ai.operation.name": "chat",
+        "gen_ai.input.messages": JSON.stringify([
+          { role: "user", content: "weather?" },
+          { role: "tool", tool_call_id: "c3", content: "error: arguments are not valid JSON" },
+        ]),
+        "output.value": "sorry",
+      },
+    }),
+  ];
+
+  test("5 calls with non-JSON arguments, 2 run: 5 tool_call nodes; the 3 not run hold the raw argument text verbatim", () => {
+    const c = importOk(otlp(spans));
+    const calls = c.bundle.graph.nodes.filter((n) => n.type === "tool_call");
+    expect(calls).toHaveLength(5);
+    const llm = one(c.bundle, "b000000000000002");
+    const unrun = calls.filter((n) => (n.content as Content).executed === false);
+    expect(unrun.map((n) => (n.content as Content).tool.callId)).toEqual(["c3", "c4", "c5"]);
+    unrun.forEach((n, k) => {
+      const tool = (n.content as Content).tool;
+      expect(tool).toEqual({ name: "get_weather", arguments: raws[k + 2], argumentsNote: notes[k + 2], callId: `c${k + 3}`, callIdSource: "message" });
+      expect(typeof tool.arguments).toBe("string"); // never a decoded value ("[1, 2]" stays text)
+      expect((n.content as Content).namedBy).toEqual({ nodeId: llm.id, spanId: "b000000000000002", message: 0, call: k + 2 });
+      expect(c.bundle.graph.edges).toContainEqual({ from: llm.id, to: n.id, kind: "data" });
+      // right after the LLM, before the tool spans that ran
+      expect(c.bundle.order.indexOf(n.id)).toBeGreaterThan(c.bundle.order.indexOf(llm.id));
+      expect(c.bundle.order.indexOf(n.id)).toBeLessThan(c.bundle.order.indexOf(one(c.bundle, "c000000000000003").id));
+      // no tool ran it: no boundary record
+      expect(c.bundle.records.some((r) => r.nodeId === n.id)).toBe(false);
+    });
+    // the ones that ran are their spans' nodes, with their raw text
+    expect((one(c.bundle, "c000000000000003").content as Content).tool).toMatchObject({ arguments: '"Paris"', callId: "c1", callIdSource: "attribute" });
+    // c3's error answer feeds the next generation
+    expect(c.bundle.graph.edges).toContainEqual({ from: unrun[0].id, to: one(c.bundle, "d000000000000005").id, kind: "data" });
+    expect(c.source.notes).toContain("3 tool call(s) named in an LLM's output with no tool span that ran them: each is a tool_call node (executed: false) after its LLM");
+    expect(c.warnings!.filter((w) => w.kind === "tool-arguments-not-object" && w.path === "$.resourceSpans[0].scopeSpans[0].spans[1]")).toHaveLength(3);
+  });
+
+  test("OpenInference calls without ids: a call matched by name and arguments to a tool span is not doubled", () => {
+    const c = importOk(
+      otlp([
+        span({
+          id: "a000000000000001",
+          start: T0,
+          end: T0 + 5_000_000n,
+          attrs: {
+            "openinference.span.kind": "LLM",
+            "llm.input_messages.0.message.role": "user",
+            "llm.input_messages.0.message.content": "hi",
+            "llm.output_messages.0.message.role": "assistant",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.name": "w",
+            "llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments": "{'city': 'Paris'}",
+            "llm.output_messages.0.message.tool_calls.1.tool_call.function.name": "w",
+            "llm.output_messages.0.message.tool_calls.1.tool_call.function.arguments": '{"city": "Rome"}',
+            "output.value": "x",
+          },
+        }),
+        span({ id: "b000000000000002", start: T0 + 6_000_000n, attrs: { "openinference.span.kind": "TOOL", "tool.name": "w", "input.value": '{"city": "Rome"}', "output.value": "sunny" } }),
+      ]),
+    );
+    const calls = c.bundle.graph.nodes.filter((n) => n.type === "tool_call");
+    expect(calls).toHaveLength(2);
+    const unrun = calls.find((n) => (n.content as Content).executed === false)!;
+    expect((unrun.content as Content).tool).toEqual({ name: "w", arguments: "{'city': 'Paris'}", argumentsNote: "not valid JSON", callId: null, callIdSource: null });
+    expect(unrun.label).toBe("w({'city': 'Paris'}) · not run");
   });
 });

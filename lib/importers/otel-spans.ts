@@ -853,17 +853,29 @@ const NODE_TYPE: Record<SpanCategory, NodeType> = {
   span: "agent_action",
 };
 
+/** A span tree with more levels than this gets a `deep-span-tree` warning naming its depth. */
+export const DEEP_SPAN_TREE = 100;
+
 /** The request normalization stored in `config.replay.normalization`. */
 export const OTEL_NORMALIZATION =
   "otel-import/v1: llm request = {model, messages (role, content, name, tool_calls[{name, arguments}]; ids, tool_call_id and timestamps dropped), tools?, temperature?}; tool request = {name, arguments}";
 
 interface Item {
-  kind: "span" | "result" | "final";
+  kind: "span" | "result" | "call" | "final";
   span: OtelSpan | null;
   t: bigint;
   depth: number;
   tie: string;
   sub: number;
+  /** kind "call": a tool call named in `span`'s (an LLM's) output that no tool span ran. */
+  call?: NamedCall;
+}
+
+/** A tool call named in an LLM span's output messages: message index, call index, the call as written. */
+interface NamedCall {
+  message: number;
+  index: number;
+  call: ChatToolCall;
 }
 
 /**
@@ -938,6 +950,16 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     }
   }
   if (clamped > 0) notes.push(`${clamped} span(s) start before their parent: ordered at the parent's start`);
+  // A span tree deeper than any agent run nests (a runaway recursion, a broken parent chain) is
+  // reported with its depth, on the case and on the deepest span's node (issue 20 item 11).
+  let deepest: OtelSpan | null = null;
+  for (const s of topo) if (!deepest || depth.get(s.id)! > depth.get(deepest.id)!) deepest = s;
+  const levels = deepest ? depth.get(deepest.id)! + 1 : 0;
+  if (deepest && levels > DEEP_SPAN_TREE) {
+    const n = levels.toLocaleString("en-US");
+    warnings.push({ kind: "deep-span-tree", path: deepest.paths.parentId, message: `span tree is ${n} levels deep (deepest span ${deepest.id}); more than ${DEEP_SPAN_TREE} levels` });
+    mark(deepest, `span tree depth ${n}: deepest span`);
+  }
 
   const fileIndex = new Map(spans.map((s, i) => [s.id, i]));
   if (spans.some((s) => s.parentId !== null && fileIndex.get(s.parentId)! > fileIndex.get(s.id)!)) {
@@ -954,24 +976,8 @@ export function traceToCase(trace: OtelTrace): TraceResult {
       items.push({ kind: "result", span: s, t, depth: depth.get(s.id)!, tie: s.id, sub: 1 });
     }
   }
-  items.sort(
-    (a, b) => cmpBig(a.t, b.t) || a.depth - b.depth || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0) || a.sub - b.sub,
-  );
-  items.push({ kind: "final", span: null, t: 0n, depth: 0, tie: "", sub: 0 });
-
-  const pad = (i: number) => String(i).padStart(4, "0");
-  const typeOf = (it: Item): NodeType =>
-    it.kind === "final" ? "final_result" : it.kind === "result" ? "tool_result" : NODE_TYPE[it.span!.category];
-  const ids = items.map((it, i) => `${typeOf(it)}_${pad(i)}`);
-  const spanNode = new Map<string, string>();
-  const resultNode = new Map<string, string>();
-  items.forEach((it, i) => {
-    if (it.kind === "span") spanNode.set(it.span!.id, ids[i]);
-    if (it.kind === "result") resultNode.set(it.span!.id, ids[i]);
-  });
-  const pos = new Map(ids.map((id, i) => [id, i]));
-  const spansInOrder = items.filter((it) => it.kind === "span").map((it) => it.span!);
-  const byIdFirst = new Set(spans.filter((s) => !s.duplicateOf).map((s) => s.id));
+  const byTime = (a: Item, b: Item) => cmpBig(a.t, b.t) || a.depth - b.depth || (a.tie < b.tie ? -1 : a.tie > b.tie ? 1 : 0) || a.sub - b.sub;
+  items.sort(byTime);
 
   // Per-span readings.
   const unflat = new Map(spans.map((s) => [s.id, unflattenIndexed(s.attributes)]));
@@ -982,24 +988,13 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     inMsgs.set(s.id, inputMessagesOf(s, unflat.get(s.id)!));
     outMsgs.set(s.id, outputMessagesOf(s, unflat.get(s.id)!));
   }
-  // Agent: the span's own agent-name attribute, else its name if it is an AGENT span, else its
-  // parent's agent. Computed parents first (topo order), so deep chains stay linear.
-  const agentMemo = new Map<string, string | null>();
-  for (const s of topo) {
-    let a: string | null = null;
-    for (const k of AGENT_NAME_KEYS) {
-      a = str(s.attributes[k]);
-      if (a) break;
-    }
-    if (!a && s.category === "agent") a = s.name;
-    if (!a && s.parentId !== null) a = agentMemo.get(s.parentId) ?? null;
-    agentMemo.set(s.id, a);
-  }
-  const agentOf = (s: OtelSpan): string | null => agentMemo.get(s.id) ?? null;
+  const spansInOrder = items.filter((it) => it.kind === "span").map((it) => it.span!);
+  // Rank of each span in the observed order (the tool-call nodes added below do not change it).
+  const rank = new Map(spansInOrder.map((s, i) => [s.id, i]));
+  const llmInOrder = spansInOrder.filter((s) => s.category === "llm");
 
   // Tool call ids: from the attribute, else inferred from the generation whose output holds a
   // call to this tool with the same arguments (openai-agents).
-  const llmInOrder = spansInOrder.filter((s) => s.category === "llm");
   const callIdOf = new Map<string, { id: string; source: "attribute" | "inferred" }>();
   const taken = new Set<string>();
   for (const s of spansInOrder) {
@@ -1016,7 +1011,7 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     const args = canonicalArgs(toolArgumentsOf(s).value);
     let best: string | null = null;
     for (const g of llmInOrder) {
-      if (pos.get(spanNode.get(g.id)!)! > pos.get(spanNode.get(s.id)!)!) break;
+      if (rank.get(g.id)! > rank.get(s.id)!) break;
       for (const m of outMsgs.get(g.id) ?? [])
         for (const tc of m.tool_calls ?? [])
           if (tc.id && !taken.has(tc.id) && tc.name === name && canonicalArgs(tc.arguments) === args) best = tc.id;
@@ -1026,6 +1021,68 @@ export function traceToCase(trace: OtelTrace): TraceResult {
       taken.add(best);
     }
   }
+
+  // Every tool call named in an LLM's output is a tool_call node (issue 20 item 10): the tool span
+  // that ran it (same call id; else, for a span without one, a later tool span of the same name
+  // with the same arguments, else of the same name), or, when no tool span ran it (a framework
+  // refuses arguments that are not JSON), a node of its own right after the LLM, holding the
+  // arguments exactly as the message wrote them.
+  const idLess = spansInOrder.filter((s) => s.category === "tool" && !callIdOf.has(s.id));
+  let unrun = 0;
+  for (const g of llmInOrder) {
+    const end = checked.end.get(g.id)!;
+    const t = end < effStart.get(g.id)! ? effStart.get(g.id)! : end;
+    let open: NamedCall[] = [];
+    (outMsgs.get(g.id) ?? []).forEach((m, mi) => (m.tool_calls ?? []).forEach((tc, ci) => (tc.id && taken.has(tc.id) ? null : open.push({ message: mi, index: ci, call: tc }))));
+    // Same name and arguments first (for every call of this output), then same name.
+    for (const sameArgs of [true, false]) {
+      open = open.filter(({ call: tc }) => {
+        const ran = idLess.find((s) => rank.get(s.id)! > rank.get(g.id)! && toolNameOf(s) === tc.name && (!sameArgs || canonicalArgs(toolArgumentsOf(s).value) === canonicalArgs(tc.arguments)));
+        if (ran) idLess.splice(idLess.indexOf(ran), 1);
+        return !ran;
+      });
+    }
+    open.forEach((nc, k) => {
+      items.push({ kind: "call", span: g, t, depth: depth.get(g.id)!, tie: g.id, sub: 2 + k, call: nc });
+      unrun++;
+      if (nc.call.argumentsNote)
+        warnings.push({ kind: "tool-arguments-not-object", path: g.path, message: `span ${g.id}: tool call ${nc.index} of output message ${nc.message} (${nc.call.name ?? "?"}): arguments ${nc.call.argumentsNote}: kept verbatim as text` });
+    });
+  }
+  if (unrun > 0) {
+    items.sort(byTime);
+    notes.push(`${unrun} tool call(s) named in an LLM's output with no tool span that ran them: each is a tool_call node (executed: false) after its LLM`);
+  }
+  items.push({ kind: "final", span: null, t: 0n, depth: 0, tie: "", sub: 0 });
+
+  const pad = (i: number) => String(i).padStart(4, "0");
+  const typeOf = (it: Item): NodeType =>
+    it.kind === "final" ? "final_result" : it.kind === "result" ? "tool_result" : it.kind === "call" ? "tool_call" : NODE_TYPE[it.span!.category];
+  const ids = items.map((it, i) => `${typeOf(it)}_${pad(i)}`);
+  const spanNode = new Map<string, string>();
+  const resultNode = new Map<string, string>();
+  items.forEach((it, i) => {
+    if (it.kind === "span") spanNode.set(it.span!.id, ids[i]);
+    if (it.kind === "result") resultNode.set(it.span!.id, ids[i]);
+  });
+  const pos = new Map(ids.map((id, i) => [id, i]));
+  const byIdFirst = new Set(spans.filter((s) => !s.duplicateOf).map((s) => s.id));
+
+  // Agent: the span's own agent-name attribute, else its name if it is an AGENT span, else its
+  // parent's agent. Computed parents first (topo order), so deep chains stay linear.
+  const agentMemo = new Map<string, string | null>();
+  for (const s of topo) {
+    let a: string | null = null;
+    for (const k of AGENT_NAME_KEYS) {
+      a = str(s.attributes[k]);
+      if (a) break;
+    }
+    if (!a && s.category === "agent") a = s.name;
+    if (!a && s.parentId !== null) a = agentMemo.get(s.parentId) ?? null;
+    agentMemo.set(s.id, a);
+  }
+  const agentOf = (s: OtelSpan): string | null => agentMemo.get(s.id) ?? null;
+
 
   // Edges.
   const edgeMap = new Map<string, BundleEdge>();
@@ -1071,6 +1128,20 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     if (consumer && addEdge(resNode, spanNode.get(consumer.id)!, "data"))
       dataFlow.push({ from: resNode, to: spanNode.get(consumer.id)!, callId: cid });
   }
+
+  // Unrun tool calls: producing generation -> call (data); call -> the first later generation whose
+  // input answers its call id (a framework's error message in place of a result).
+  items.forEach((it, i) => {
+    if (it.kind !== "call") return;
+    const from = spanNode.get(it.span!.id)!;
+    addEdge(from, ids[i], "data");
+    const cid = it.call!.call.id;
+    if (cid) dataFlow.push({ from, to: ids[i], callId: cid });
+    const consumer = cid
+      ? llmInOrder.find((g) => pos.get(spanNode.get(g.id)!)! > i && (inMsgs.get(g.id) ?? []).some((m) => m.role === "tool" && m.tool_call_id === cid))
+      : undefined;
+    if (consumer && addEdge(ids[i], spanNode.get(consumer.id)!, "data")) dataFlow.push({ from: ids[i], to: spanNode.get(consumer.id)!, callId: cid! });
+  });
 
   // Final result: trace output, else the root's output, else the last generation's output.
   const firstRoot = spansInOrder.find((s) => s.parentId === null) ?? null;
@@ -1139,6 +1210,22 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     }
     const s = it.span!;
     const agent = agentOf(s) ?? undefined;
+    if (it.kind === "call") {
+      const { call: tc, message, index } = it.call!;
+      const name = tc.name ?? "?";
+      return clean({
+        id,
+        type: "tool_call" as const,
+        agent,
+        label: oneLine(`${name}(${asText(tc.arguments)}) · not run`),
+        content: jsonSafe({
+          tool: clean({ name: tc.name, arguments: tc.arguments ?? null, argumentsNote: tc.argumentsNote, callId: tc.id, callIdSource: tc.id ? "message" : null }),
+          namedBy: { nodeId: spanNode.get(s.id)!, spanId: s.duplicateOf?.spanId ?? s.id, message, call: index },
+          executed: false,
+          note: "named in the LLM's output; no tool span in the trace ran it",
+        }),
+      });
+    }
     const errorInfo = s.status.error ? errorOf(s) : undefined;
     const common = {
       spanId: s.duplicateOf?.spanId ?? s.id,

@@ -66,7 +66,8 @@ export type ImportWarningKind =
   | "clock-skew"
   | "not-ended"
   | "unresolved-link"
-  | "tool-arguments-not-object";
+  | "tool-arguments-not-object"
+  | "deep-span-tree";
 
 /** One repaired imperfection: its kind, the JSON path in the input file, and plain words. */
 export interface ImportWarning {
@@ -88,7 +89,18 @@ export interface ImportedCase {
 export interface ImportFailure {
   /** e.g. "MAD_human_labelled_sample.json#trace_id=18" */
   where: string;
-  errors: Array<{ path: string; message: string }>;
+  errors: Array<ImportError>;
+}
+
+/**
+ * One error of a failed record. `code: "format-needed"` marks a file whose format could not be
+ * told (or must be named to be read): the CLI adds "pass --format ...", the import page offers the
+ * format choice for that file. The message itself names no CLI flag.
+ */
+export interface ImportError {
+  path: string;
+  message: string;
+  code?: "format-needed";
 }
 
 export interface ImportFileResult {

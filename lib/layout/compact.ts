@@ -23,6 +23,8 @@ export interface CompactGraph {
   edges: number[];
   /** Per node, its timing or null; absent when no node has one (Who&When, MAD). */
   timing?: Array<NodeTiming | null>;
+  /** Per node, its import warnings or null; absent when no node has any. */
+  warnings?: Array<string[] | null>;
 }
 
 function tabler<T>() {
@@ -72,6 +74,7 @@ export function compactGraph(nodes: readonly GraphNodeLite[], edges: readonly Gr
     kindTable: k.table,
     edges: flat,
     ...(sorted.some((n) => n.timing) ? { timing: sorted.map((n) => n.timing ?? null) } : {}),
+    ...(sorted.some((n) => n.warnings?.length) ? { warnings: sorted.map((n) => (n.warnings?.length ? n.warnings : null)) } : {}),
   };
 }
 
@@ -85,6 +88,7 @@ export function expandGraph(g: CompactGraph): { nodes: GraphNodeLite[]; edges: G
     status: g.statusTable[g.statuses[i]],
     orderIndex: i,
     ...(g.timing?.[i] ? { timing: g.timing[i]! } : {}),
+    ...(g.warnings?.[i] ? { warnings: g.warnings[i]! } : {}),
   }));
   const edges: GraphEdgeLite[] = [];
   for (let i = 0; i < g.edges.length; i += 3) edges.push({ from: g.ids[g.edges[i]], to: g.ids[g.edges[i + 1]], kind: g.kindTable[g.edges[i + 2]] });

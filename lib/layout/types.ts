@@ -12,6 +12,8 @@ export interface GraphNodeLite {
   orderIndex: number;
   /** Start, duration and tokens when the trace has them (OTel / Langfuse imports); see `timing.ts`. */
   timing?: NodeTiming;
+  /** Import warnings marked on this node (`content.importWarnings`, see `warnings.ts`), when any. */
+  warnings?: string[];
 }
 
 export interface GraphEdgeLite {

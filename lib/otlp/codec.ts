@@ -196,7 +196,10 @@ export function decodeProtobufRequest(body: Uint8Array): DecodedRequest {
 /**
  * Decode an ExportTraceServiceRequest in OTLP/JSON.
  * @param text the (already decompressed) body as UTF-8 text
- * @throws OtlpDecodeError when it is not JSON or not shaped like `{resourceSpans: [...]}`
+ * `{}` is the empty request (no spans); an object without `resourceSpans` that has other keys is not
+ * a request (OTLP/HTTP spec: the JSON body is an ExportTraceServiceRequest).
+ * @throws OtlpDecodeError when it is not JSON, not an object, an object with keys but no
+ *   `resourceSpans`, or not shaped like `{resourceSpans: [...]}`
  */
 export function decodeJsonRequest(text: string): DecodedRequest {
   let value: unknown;
@@ -206,6 +209,13 @@ export function decodeJsonRequest(text: string): DecodedRequest {
     throw new OtlpDecodeError(`the body is not JSON: ${(e as Error).message}`);
   }
   if (!isRec(value)) throw new OtlpDecodeError("the JSON body is not an object ExportTraceServiceRequest {resourceSpans: [...]}");
+  // `{}` is an empty ExportTraceServiceRequest (no spans, 200). An object with other keys and no
+  // `resourceSpans` is not an OTLP request (`{"hello": 1}`): refused, not silently "accepted".
+  const keys = Object.keys(value);
+  if (!("resourceSpans" in value) && keys.length > 0) {
+    const shown = keys.slice(0, 5).map((k) => JSON.stringify(k)).join(", ");
+    throw new OtlpDecodeError(`the JSON body is not an ExportTraceServiceRequest: it has no "resourceSpans" (its keys: ${shown}${keys.length > 5 ? ", ..." : ""})`);
+  }
   return collect(value, "JSON body");
 }
 

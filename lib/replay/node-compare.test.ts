@@ -40,3 +40,44 @@ describe("compareReplay", () => {
     expect(rows[2].diff).toEqual([{ path: "/a", op: "replace", expected: 2, actual: 3 }]);
   });
 });
+
+// Issue 22 item 4: a Who&When transcript continuation keeps msg_0000..msg_0004 and continues with
+// new nodes; the boundary msg_0005 is not in the result, so the page focused a node that is not
+// there ("no node msg_0005 in this case"). The intervention is the first live node.
+describe("compareReplay of a transcript continuation", () => {
+  const msg = (i: number, text: string) => ({ id: `msg_000${i}`, type: "agent_action" as const, content: { role: "A", name: null, text } });
+  const source = buildBundle({
+    id: "who_and_when/hand-crafted/1",
+    task: { prompt: "t" },
+    config: {},
+    nodes: [0, 1, 2, 3, 4, 5, 6].map((i) => msg(i, `m${i}`)),
+    edges: [],
+    records: [],
+  });
+  const replay = buildBundle({
+    id: "who_and_when/hand-crafted/1/replay",
+    parent: { bundleId: source.id, targetNodeId: "msg_0005", guidance: "g", mode: "transcript" } as ReplayBundle["parent"],
+    task: { prompt: "t" },
+    config: {},
+    nodes: [
+      ...[0, 1, 2, 3, 4].map((i) => msg(i, `m${i}`)),
+      { id: "llm_call_0000", type: "llm_call" as const, content: { model: "m" } },
+      { id: "agent_action_0000", type: "agent_action" as const, content: { role: "assistant", content: "continued" } },
+      { id: "final_result_0000", type: "final_result" as const, content: { final: "continued" } },
+    ],
+    edges: [],
+    records: [{ nodeId: "llm_call_0000", boundary: "llm", request: { m: 1 }, response: {} }],
+  });
+  test("the first live node is the intervention, paired with the source boundary; every row names a node of its side", () => {
+    const rows = compareReplay(source, replay, "msg_0005");
+    expect(rows.map((r) => [r.kind, r.source?.id ?? null, r.replay?.id ?? null])).toEqual([
+      ...[0, 1, 2, 3, 4].map((i) => ["prefix", `msg_000${i}`, `msg_000${i}`]),
+      ["intervention", "msg_0005", "llm_call_0000"],
+      ["new", null, "agent_action_0000"],
+      ["new", null, "final_result_0000"],
+      ["source-only", "msg_0006", null],
+    ]);
+    const replayIds = new Set(replay.order);
+    for (const r of rows) if (r.replay) expect(replayIds.has(r.replay.id)).toBe(true);
+  });
+});

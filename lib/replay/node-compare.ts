@@ -24,10 +24,14 @@ export function compareReplay(source: ReplayBundle, replay: ReplayBundle, bounda
   // The boundary call runs live, so in the replay it is a new node: the record at the parent's
   // boundarySeq names it (lib/replay keeps prefix ids and numbers live nodes after them).
   const parent = (replay.parent ?? null) as { boundarySeq?: number } | null;
-  const interventionId =
-    parent && typeof parent.boundarySeq === "number" ? (replay.records.find((r) => r.seq === parent.boundarySeq)?.nodeId ?? boundaryNodeId) : boundaryNodeId;
   const srcById = new Map(source.graph.nodes.map((n) => [n.id, n]));
   const repById = new Map(replay.graph.nodes.map((n) => [n.id, n]));
+  let interventionId =
+    parent && typeof parent.boundarySeq === "number" ? (replay.records.find((r) => r.seq === parent.boundarySeq)?.nodeId ?? boundaryNodeId) : boundaryNodeId;
+  // A transcript continuation (Who&When, MAD, Langfuse) keeps the prefix and continues with new
+  // nodes, so the boundary node (msg_0005) is not in the replay: the intervention is the first
+  // live node, the first replay node the source does not have (issue 22 item 4).
+  if (interventionId !== null && !repById.has(interventionId)) interventionId = replay.order.find((id) => !srcById.has(id)) ?? interventionId;
   const lite = (n: { id: string; type: string; label?: string | null }) => ({ id: n.id, type: n.type, label: n.label ?? null });
   const rows: CompareRow[] = [];
   for (const id of replay.order) {

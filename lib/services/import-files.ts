@@ -7,7 +7,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync, statSync } from "node:fs";
 import path from "node:path";
 import { JsonStreamError, readJsonFileValue, streamBundleFile } from "../bundle";
-import { importOtelValue, importText, type ImportFileResult, type ImportFormat, type ImportWarningKind } from "../importers";
+import { importOtelValue, importText, type ImportError, type ImportFileResult, type ImportFormat, type ImportWarningKind } from "../importers";
 import { importCase, importCaseStream, StreamedBundleInvalidError, type Db } from "../db";
 import { isBusyError } from "../db/url";
 
@@ -43,7 +43,7 @@ export interface ImportReport {
   imported: number;
   skipped: number;
   replaced: number;
-  failed: Array<{ file: string; errors: Array<{ path: string; message: string }> }>;
+  failed: Array<{ file: string; errors: ImportError[] }>;
   /** Files passed over because they hold no trace (e.g. symtrace.annotations/v1). */
   ignored: string[];
   cases: Array<{ bundleId: string; caseId: string; status: "imported" | "skipped" | "replaced" }>;
@@ -251,7 +251,7 @@ async function importLargeFile(
   if (size > MAX_IN_MEMORY_BYTES) {
     report.failed.push({
       file,
-      errors: [{ path: "$", message: `file is ${size} bytes: past the ${MAX_IN_MEMORY_BYTES}-byte limit of the in-memory importers, and only replay bundles, OTLP/JSON and Langfuse exports are read as a stream (pass --format bundle|otel if it is one of those)` }],
+      errors: [{ path: "$", code: "format-needed", message: `file is ${size} bytes: past the ${MAX_IN_MEMORY_BYTES}-byte limit of the in-memory importers, and only replay bundles, OTLP/JSON and Langfuse exports are read as a stream (choose the format bundle or otel if it is one of those)` }],
     });
     return true;
   }

@@ -121,6 +121,10 @@ describe("refusals write nothing", () => {
     expect(r.type).toBe("application/x-protobuf");
     expect((await post("{not json", { "content-type": "application/json", authorization: `Bearer ${key}` })).status).toBe(400);
     expect((await post('{"resourceSpans": 3}', { "content-type": "application/json", authorization: `Bearer ${key}` })).status).toBe(400);
+    // not an ExportTraceServiceRequest (issue 22 item 5): an object with other keys and no resourceSpans
+    const hello = await post('{"hello":1}', { "content-type": "application/json", authorization: `Bearer ${key}` });
+    expect(hello.status).toBe(400);
+    expect(hello.bytes.toString("utf8")).toContain('no \\"resourceSpans\\"');
     expect((await post(Buffer.from("plainly not gzip"), { ...proto(), "content-encoding": "gzip" })).status).toBe(400);
     expect((await post("x", { "content-type": "text/plain", authorization: `Bearer ${key}` })).status).toBe(415);
     await nothingStored();

@@ -179,6 +179,12 @@ describe(`release export --format aed and the training views (${process.env.TEST
         if (seen.has(task)) expect(seen.get(task)).toBe(m.split);
         seen.set(task, m.split as string);
       }
+      if (view !== "sft-diagnosis") {
+        // gold-c2 is diagnosed but has no replay branch: left out, and skipped.jsonl says why (issue 22 item 7)
+        const skipped = lines(path.join(dir, view, "skipped.jsonl"));
+        expect(skipped.find((x) => String(x.aedId).startsWith("ag2/webarena_verified_hard_267/attempt_000"))).toMatchObject({ view, reason: expect.stringMatching(/^no replay branch from the diagnosed node /) });
+        expect((r.output as { skipped: Array<{ id: string; reason: string }> }).skipped.map((x) => x.id)).toEqual(skipped.map((x) => x.aedId));
+      }
       if (view === "sft-recovery") {
         const m = index[0]!;
         const row = lines(path.join(dir, view, `${m.split}.jsonl`))[0]!;

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
 import { bundleIdFromParam } from "@/lib/case-links";
-import { getCaseAnnotationsFor, getCaseForViewer, getCaseGraph, getCaseLanes, getCaseTimeZero, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode } from "@/lib/db";
+import { caseVerdict, getCaseAnnotationsFor, getCaseForViewer, getCaseGraph, getCaseLanes, getCaseTimeZero, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
 import { BLOCK_ROWS, compactGraph } from "@/lib/layout";
 import type { BigTraceProps } from "@/components/trace/big-inspector";
@@ -64,6 +64,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   // (windowed cases: the inspector fetches it from /symptoms when the viewer turns it on)
   const symptoms = windowed ? null : await symptomLayerFor(db, viewer, c.id);
   const otlpState = await getOtlpTraceState(db, c.bundleId);
+  const verdict = await caseVerdict(db, c);
 
   const qi = queue.findIndex((q) => q.caseId === c.id);
   const prev = qi > 0 ? queue[qi - 1] : null;
@@ -71,7 +72,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
 
   return (
     <div className="flex flex-col gap-4">
-      <CaseHeader c={c} finalized={gate.references && !!c.finalizedAt} withheld={c.withheld} />
+      <CaseHeader c={{ ...c, outcomePassed: verdict.passed, outcomeVia: verdict.via, outcomeEvaluator: verdict.evaluator }} finalized={gate.references && !!c.finalizedAt} withheld={c.withheld} />
       <OtlpTraceStatus state={otlpState} />
       {viewer.roles.some((r) => r === "researcher" || r === "admin") ? (
         <p className="text-sm">

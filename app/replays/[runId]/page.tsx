@@ -63,7 +63,9 @@ export default async function ReplayPage({ params }: { params: Promise<{ runId: 
       if (!r.replay) continue;
       marks[r.replay.id] = [r.kind === "prefix" ? "✓ prefix" : r.kind === "intervention" ? "Δ" : r.kind === "new" ? "new" : "changed"];
     }
-    const focus = rows.find((r) => r.kind === "intervention")?.replay?.id ?? run.boundaryNodeId ?? run.targetNodeId;
+    // Only a node of the result graph can be focused (the inspector loads it from the result case).
+    const has = (id: string | null | undefined): id is string => !!id && g.nodes.some((n) => n.id === id);
+    const focus = [rows.find((r) => r.kind === "intervention")?.replay?.id, run.boundaryNodeId, run.targetNodeId, rows.find((r) => r.kind === "new")?.replay?.id].find(has) ?? g.nodes[0]?.id ?? null;
     graphView = <ReplayGraph bundleId={result.id} graph={compactGraph(g.nodes, g.edges)} marks={marks} initialNodeId={focus} />;
   } else if (div) {
     const g = await getCaseGraph(db, { caseId: run.sourceCaseId });

@@ -297,6 +297,18 @@ describe("training views", () => {
     expect(recoveryView({ ...rec, evidenceGrade: "ungrounded" }, branches, priv)).toEqual([{ aedId: rec.id, view: "sft-recovery", reason: "ungrounded diagnosis" }]);
   });
 
+  test("no branch, or no passing branch: sft-recovery and preference say why the row gives nothing (issue 22 item 7)", () => {
+    const node = rec.diagnosis.step.nodeId;
+    for (const [view, fn] of [["sft-recovery", recoveryView], ["preference", preferenceView]] as const) {
+      expect(fn(rec, [], priv)).toEqual([{ aedId: rec.id, view, reason: `no replay branch from the diagnosed node ${node}: run a replay or an experiment anchored there (a row needs a branch that passed)` }]);
+      expect(fn(rec, branches.slice(1), priv)).toEqual([{ aedId: rec.id, view, reason: `no passing replay branch from ${node}: 2 branch(es), 1 failed, 1 without a verdict (a row needs a branch that passed)` }]);
+      const initial = { ...rec, review: { ...rec.review, kind: "initial" as const, adjudicated: false } };
+      expect(fn(initial, [], priv)).toEqual([{ aedId: rec.id, view, reason: "not adjudicated" }]);
+    }
+    const noAction = [{ ...branches[0]!, action: null }];
+    expect(preferenceView(rec, noAction, priv)).toEqual([{ aedId: rec.id, view: "preference", reason: "passing branch run-pass has no action after its boundary" }]);
+  });
+
   test("Parquet: chat views and AED rows read back (hyparquet) equal to the JSONL values", async () => {
     const v = diagnosisView(rec, priv);
     const p = preferenceView(rec, branches, priv)[0]!;

@@ -201,7 +201,9 @@ function sourceAction(rec: AedRecord, boundaryNodeId: string): ReplayBranch["act
 export function recoveryView(rec: AedRecord, branches: ReplayBranch[], privileged: unknown): Array<ViewItem<SftRow> | ViewSkip> {
   const out: Array<ViewItem<SftRow> | ViewSkip> = [];
   const skip = (reason: string): ViewSkip => ({ aedId: rec.id, view: "sft-recovery", reason });
-  if (!rec.review.adjudicated || rec.evidenceGrade === "ungrounded") return branches.some((b) => b.passed) ? [skip(rec.review.adjudicated ? "ungrounded diagnosis" : "not adjudicated")] : [];
+  if (!rec.review.adjudicated || rec.evidenceGrade === "ungrounded") return [skip(rec.review.adjudicated ? "ungrounded diagnosis" : "not adjudicated")];
+  const none = noPassingBranch(rec, branches);
+  if (none) return [skip(none)];
   for (const b of branches) {
     if (b.passed !== true) continue;
     if (!b.action) {
@@ -227,16 +229,35 @@ export function recoveryView(rec: AedRecord, branches: ReplayBranch[], privilege
 }
 
 /**
+ * Why a row gives no recovery or preference item at all (issue 22 item 7: these views gave 0 rows
+ * without saying why): no replay branch from the diagnosis, or none that passed.
+ * @returns the reason, or null when some branch passed
+ */
+function noPassingBranch(rec: AedRecord, branches: ReplayBranch[]): string | null {
+  const at = rec.diagnosis.step.nodeId;
+  if (branches.length === 0) return `no replay branch from the diagnosed node ${at}: run a replay or an experiment anchored there (a row needs a branch that passed)`;
+  if (branches.some((b) => b.passed === true)) return null;
+  const failed = branches.filter((b) => b.passed === false).length;
+  return `no passing replay branch from ${at}: ${branches.length} branch(es), ${failed} failed, ${branches.length - failed} without a verdict (a row needs a branch that passed)`;
+}
+
+/**
  * Preference pairs: each passing branch against a failing branch from the same boundary (taken
  * in turn), else against the source's own action there.
  */
 export function preferenceView(rec: AedRecord, branches: ReplayBranch[], privileged: unknown): Array<ViewItem<PreferenceRow> | ViewSkip> {
   const out: Array<ViewItem<PreferenceRow> | ViewSkip> = [];
   const skip = (reason: string): ViewSkip => ({ aedId: rec.id, view: "preference", reason });
-  if (!rec.review.adjudicated || rec.evidenceGrade === "ungrounded") return branches.some((b) => b.passed) ? [skip(rec.review.adjudicated ? "ungrounded diagnosis" : "not adjudicated")] : [];
+  if (!rec.review.adjudicated || rec.evidenceGrade === "ungrounded") return [skip(rec.review.adjudicated ? "ungrounded diagnosis" : "not adjudicated")];
+  const none = noPassingBranch(rec, branches);
+  if (none) return [skip(none)];
   const used = new Map<string, number>();
   for (const b of branches) {
-    if (b.passed !== true || !b.action) continue;
+    if (b.passed !== true) continue;
+    if (!b.action) {
+      out.push(skip(`passing branch ${b.id} has no action after its boundary`));
+      continue;
+    }
     const failing = branches.filter((x) => x.passed === false && x.action && x.boundaryNodeId === b.boundaryNodeId);
     const k = used.get(b.boundaryNodeId) ?? 0;
     used.set(b.boundaryNodeId, k + 1);
