@@ -4,7 +4,7 @@
  * exhausted, or on cancel. One call of {@link iterate} is one iteration, so a job can store the
  * state after each and resume after a crash.
  */
-import { backpropagate, selectExpandable } from "./tree";
+import { backpropagate, sameAction, selectExpandable } from "./tree";
 import type { BuiltState, JudgeVerdict, RepairAction, SearchEnvironment, SearchState, StopReason, TreeNode } from "./types";
 
 /** Total calls and tokens spent so far (selector + judge + MAS). */
@@ -100,6 +100,13 @@ export async function iterate(state: SearchState, env: SearchEnvironment, opts: 
   }
   const action = validateAction(state, node, chosen, why);
   state.iteration += 1;
+  const twin = action ? node.children.find((c) => sameAction(state.nodes[c].action, action)) : undefined;
+  if (twin !== undefined) {
+    // The same expansion again (a deterministic selector, or a repeated reply): not built twice.
+    node.saturated = true;
+    state.coercions.push(`iteration ${state.iteration}, ${node.id}: ${action!.kind} repeats child ${twin}; ${node.id} takes no more children`);
+    return state;
+  }
   const id = `n${state.order.length}`;
   const child: TreeNode = {
     id,
@@ -158,6 +165,21 @@ export async function iterate(state: SearchState, env: SearchEnvironment, opts: 
   backpropagate(state, id, r);
   if (r >= 1) state.stopped = "solved";
   return state;
+}
+
+/**
+ * Why a finished search produced no usable trajectory, or null when it did: every tree node below
+ * the root failed to build or be judged (then the search is a failure, not a result — its "best"
+ * would be the untouched τ_fail). The reason names how many nodes failed and the first error in
+ * creation order; a search that built no node at all says so with its stop reason.
+ * @returns e.g. "all 3 tree node(s) failed; first (n1): judge failed: …", or null
+ */
+export function searchFailure(state: SearchState): string | null {
+  const built = state.order.filter((id) => id !== "n0").map((id) => state.nodes[id]);
+  if (built.some((n) => n.error === null)) return null;
+  if (built.length === 0) return `no tree node was built (stopped: ${state.stopped ?? "not yet"})`;
+  const first = built[0];
+  return `all ${built.length} tree node(s) failed; first (${first.id}): ${first.error}`;
 }
 
 /**

@@ -97,6 +97,12 @@ export interface TreeNode {
   error: string | null;
   /** The iteration that created it (0 for the root). */
   iteration: number;
+  /**
+   * Set when the selector proposed, for this node, an action one of its children already took
+   * (same kind, checkpoint and guidance): the node takes no more children (SymTrace; identical
+   * siblings are never expanded twice). Absent on states stored before this field existed.
+   */
+  saturated?: boolean;
 }
 
 /** Why a search stopped. */
