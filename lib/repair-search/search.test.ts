@@ -248,11 +248,10 @@ describe("actions and stored guidance", () => {
     expect(s.nodes.n1.error).toBe("continuation failed: MAS diverged at C");
     expect(s.nodes.n1.q).toBe(0);
     expect(s.nodes.n1.children).toEqual([]);
-    // The second continuation of the root repeats n1: not built again; the root is closed → exhausted.
-    expect(s.order).toEqual(["n0", "n1"]);
-    expect(s.nodes.n0.saturated).toBe(true);
+    expect(s.nodes.n2.error).toBe("continuation failed: MAS diverged at C");
+    // both root children failed → root closed → exhausted after 2 iterations (a continuation is a
+    // fresh rollout: repeating one is not an identical sibling)
     expect(s.stopped).toBe("exhausted");
-    expect(s.iteration).toBe(2);
   });
 });
 
@@ -292,8 +291,8 @@ describe("resumability", () => {
   });
 });
 
-describe("identical sibling actions (issue 22 item 1)", () => {
-  it("a repeated action is not expanded again: the node is saturated and the search descends", async () => {
+describe("identical sibling rollbacks (issue 22 item 1)", () => {
+  it("a repeated rollback is not expanded again: the node is saturated and the search descends", async () => {
     // The selector always answers the same rollback (a deterministic selector): before, the root got
     // three identical children (n1, n2, n3); now n1 only, then the search goes below n1.
     const env = fakeEnv({ actions: [{ kind: "rollback", checkpoint: "c1", guidance: "check the price" }] });
@@ -302,14 +301,18 @@ describe("identical sibling actions (issue 22 item 1)", () => {
     const root = s.nodes.n0;
     expect(root.children).toEqual(["n1"]);
     expect(root.saturated).toBe(true);
-    // 1: n1 = rollback; 2: the same rollback for the root → not built, root saturated; 3: below n1 (its
-    // first rollback → n2); 4: the same rollback for n1 → not built, n1 saturated.
-    expect(s.coercions).toEqual(["iteration 2, n0: rollback repeats child n1; n0 takes no more children", "iteration 4, n1: rollback repeats child n2; n1 takes no more children"]);
-    expect(s.order).toEqual(["n0", "n1", "n2"]);
-    expect(s.nodes.n2.parentId).toBe("n1");
+    // Iteration 1: n1 = rollback. The same rollback for the root again: no node, no iteration used,
+    // root saturated; iteration 2 goes below n1 (its first rollback → n2); and so on down.
+    expect(s.coercions).toEqual([
+      "iteration 2, n0: rollback repeats child n1; n0 takes no more children",
+      "iteration 3, n1: rollback repeats child n2; n1 takes no more children",
+      "iteration 4, n2: rollback repeats child n3; n2 takes no more children",
+    ]);
+    expect(s.order).toEqual(["n0", "n1", "n2", "n3", "n4"]);
+    expect(s.order.slice(1).map((id) => s.nodes[id].parentId)).toEqual(["n0", "n1", "n2", "n3"]);
     expect(s.iteration).toBe(4);
-    expect(s.usage.selector.calls).toBe(4);
-    expect(env.applied).toEqual(["R", "RR"]);
+    expect(s.usage.selector.calls).toBe(7);
+    expect(env.applied).toEqual(["R", "RR", "RRR", "RRRR"]);
   });
 
   it("rollbacks to different checkpoints or with other guidance are different actions", async () => {

@@ -99,14 +99,18 @@ export async function iterate(state: SearchState, env: SearchEnvironment, opts: 
     why = oneLine(e);
   }
   const action = validateAction(state, node, chosen, why);
-  state.iteration += 1;
-  const twin = action ? node.children.find((c) => sameAction(state.nodes[c].action, action)) : undefined;
+  // A rollback executes nothing: the same rollback again would be an identical sibling (a
+  // deterministic selector, a repeated reply, the same coerced fallback). Not built twice. (A
+  // guided repair or continuation is a fresh live rollout, a new sample, so it may repeat.)
+  const twin = action?.kind === "rollback" ? node.children.find((c) => sameAction(state.nodes[c].action, action)) : undefined;
   if (twin !== undefined) {
-    // The same expansion again (a deterministic selector, or a repeated reply): not built twice.
+    // Not an expansion: no node and no iteration used (the selector call is counted); the next
+    // call of iterate selects again, past this node now.
     node.saturated = true;
-    state.coercions.push(`iteration ${state.iteration}, ${node.id}: ${action!.kind} repeats child ${twin}; ${node.id} takes no more children`);
+    state.coercions.push(`iteration ${state.iteration + 1}, ${node.id}: ${action!.kind} repeats child ${twin}; ${node.id} takes no more children`);
     return state;
   }
+  state.iteration += 1;
   const id = `n${state.order.length}`;
   const child: TreeNode = {
     id,

@@ -98,9 +98,9 @@ export interface TreeNode {
   /** The iteration that created it (0 for the root). */
   iteration: number;
   /**
-   * Set when the selector proposed, for this node, an action one of its children already took
-   * (same kind, checkpoint and guidance): the node takes no more children (SymTrace; identical
-   * siblings are never expanded twice). Absent on states stored before this field existed.
+   * Set when the selector proposed, for this node, a rollback one of its children already is
+   * (same checkpoint and guidance; a rollback executes nothing, so it would be an identical
+   * sibling): the node takes no more children (SymTrace; identical siblings are never built twice). Absent on states stored before this field existed.
    */
   saturated?: boolean;
 }
