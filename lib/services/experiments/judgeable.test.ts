@@ -31,9 +31,9 @@ beforeAll(async () => {
   const cal = { ...gold, id: "test/calibrated-like", task: { ...gold.task, prompt: "[calibrated task 007] Look up the current unit price of catalogue item K-417 (brass hinge) with the lookup tool, then compute the cost of 5 units in EUR." } } as ReplayBundle;
   for (const [k, b] of [["hill", hill], ["gold", gold], ["cal", cal]] as const) ids[k] = (await importCase(db, { bundle: b })).caseId;
 }, 60_000);
-afterAll(async () => h?.close?.());
+afterAll(async () => h?.db.$disconnect());
 
-const env = (over: Record<string, string> = {}) => ({ SYMTRACE_REPLAY_EVALUATOR: `node ${root}/scripts/hilltop-evaluator.mjs`, ...over }) as NodeJS.ProcessEnv;
+const env = (over: Record<string, string> = {}) => ({ SYMTRACE_REPLAY_EVALUATOR: `node ${root}/scripts/hilltop-evaluator.mjs`, ...over });
 
 describe("configured evaluators", () => {
   it("SYMTRACE_REPLAY_EVALUATOR first (recognised as the built-in it runs), then the other built-ins", () => {
@@ -43,15 +43,15 @@ describe("configured evaluators", () => {
       ["calibrated", "built-in"],
     ]);
     expect(list[1].reproductionJudge).toBe(`node ${path.join(root, "scripts/calibrated-reproduction-judge.mjs")}`);
-    expect(configuredEvaluators({ SYMTRACE_BUILTIN_EVALUATORS: "0" } as NodeJS.ProcessEnv, root)).toEqual([]);
+    expect(configuredEvaluators({ SYMTRACE_BUILTIN_EVALUATORS: "0" }, root)).toEqual([]);
   });
   it("a registry file adds evaluators; a malformed one is named with the JSON path", () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-evals-"));
     const f = path.join(dir, "e.json");
     writeFileSync(f, JSON.stringify({ evaluators: [{ name: "mine", command: "python3 eval.py", tasks: "^Q:" }] }));
-    expect(configuredEvaluators({ SYMTRACE_EVALUATORS_FILE: f, SYMTRACE_BUILTIN_EVALUATORS: "0" } as NodeJS.ProcessEnv, root)).toMatchObject([{ name: "mine", tasks: "^Q:", source: f }]);
+    expect(configuredEvaluators({ SYMTRACE_EVALUATORS_FILE: f, SYMTRACE_BUILTIN_EVALUATORS: "0" }, root)).toMatchObject([{ name: "mine", tasks: "^Q:", source: f }]);
     writeFileSync(f, JSON.stringify({ evaluators: [{ name: "x" }] }));
-    expect(() => configuredEvaluators({ SYMTRACE_EVALUATORS_FILE: f } as NodeJS.ProcessEnv, root)).toThrow(`SYMTRACE_EVALUATORS_FILE ${f}: $.evaluators[0] needs a name and a command`);
+    expect(() => configuredEvaluators({ SYMTRACE_EVALUATORS_FILE: f }, root)).toThrow(`SYMTRACE_EVALUATORS_FILE ${f}: $.evaluators[0] needs a name and a command`);
   });
 });
 

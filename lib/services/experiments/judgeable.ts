@@ -49,7 +49,7 @@ const scriptOf = (cmd: string) => /([\w.-]+\.m?[jt]s)\b/.exec(cmd.trim().split(/
  * registry file's, then the built-ins not already listed.
  * @throws Error naming SYMTRACE_EVALUATORS_FILE and the JSON path when the file is unreadable or malformed
  */
-export function configuredEvaluators(env: NodeJS.ProcessEnv = process.env, root: string = process.cwd()): EvaluatorOption[] {
+export function configuredEvaluators(env: Record<string, string | undefined> = process.env, root: string = process.cwd()): EvaluatorOption[] {
   const builtins = env.SYMTRACE_BUILTIN_EVALUATORS === "0" ? [] : BUILTINS(root);
   const out: EvaluatorOption[] = [];
   const replay = env.SYMTRACE_REPLAY_EVALUATOR?.trim();
@@ -161,7 +161,7 @@ export interface JudgeOption {
  * The reproduction judges on offer for an evaluator: its own (`<evaluator>-judge`, when it has
  * one), SYMTRACE_EXPERIMENT_JUDGE (`command`), an LLM judge at SYMTRACE_JUDGE_UPSTREAM (`llm`), and `none`.
  */
-export function configuredJudges(ev: EvaluatorOption | null, env: NodeJS.ProcessEnv = process.env): JudgeOption[] {
+export function configuredJudges(ev: EvaluatorOption | null, env: Record<string, string | undefined> = process.env): JudgeOption[] {
   const out: JudgeOption[] = [];
   if (ev?.reproductionJudge) out.push({ name: `${ev.name}-judge`, setting: { kind: "command", command: ev.reproductionJudge }, description: `the reproduction judge of ${ev.name}` });
   const cmd = env.SYMTRACE_EXPERIMENT_JUDGE?.trim();
@@ -181,7 +181,7 @@ export function configuredJudges(ev: EvaluatorOption | null, env: NodeJS.Process
 export async function chooseEvaluation(
   db: Db,
   caseIds: readonly string[],
-  o: { evaluator?: string | null; judge?: string | null; env?: NodeJS.ProcessEnv } = {},
+  o: { evaluator?: string | null; judge?: string | null; env?: Record<string, string | undefined> } = {},
 ): Promise<{ evaluator: string; reproductionJudge: JudgeOption["setting"] }> {
   const env = o.env ?? process.env;
   const ev = await assertJudgeable(db, caseIds, { evaluator: o.evaluator, options: configuredEvaluators(env) });
