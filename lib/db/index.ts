@@ -12,3 +12,4 @@ export * from "./api-keys";
 export * from "./otlp";
 export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";
 export * from "./cases-window";
+export * from "./case-list";
