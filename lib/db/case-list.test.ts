@@ -24,6 +24,8 @@ beforeAll(async () => {
   // Two replays of gold-c1 and one experiment attempt of it, as the app imports them.
   for (const k of ["r1", "r2"]) await importCase(h.db, { bundle: { ...src, id: `${src.id}~replay-${k}`, parent: { bundleId: src.id, targetNodeId: src.order[2], guidance: "", mode: "selective" } } as ReplayBundle, source: { dataset: "replay" as never, file: "t", recordKey: k } });
   await importCase(h.db, { bundle: { ...src, id: `${src.id}~exp-a1`, parent: { bundleId: src.id, targetNodeId: src.order[2], guidance: "", mode: "selective" } } as ReplayBundle, source: { dataset: "experiment" as never, file: "e", recordKey: "a1" } });
+  // A task-level attempt restarts the MAS: no parent, its id extends the source's.
+  await importCase(h.db, { bundle: { ...src, id: `${src.id}~exp-rerun-a1`, parent: null } as ReplayBundle, source: { dataset: "experiment" as never, file: "e", recordKey: "r1" } });
 }, 60_000);
 afterAll(async () => h?.db.$disconnect());
 
@@ -45,11 +47,11 @@ describe("listCasePage", () => {
   it("generated cases are not in the main list but counted under their parent; `parent` lists them; `generated` includes them", async () => {
     const p = await listCasePage(h.db, {});
     const src = gold(1).id;
-    expect(p.generatedCounts).toEqual({ [src]: 3 });
+    expect(p.generatedCounts).toEqual({ [src]: 4 });
     const children = await listCasePage(h.db, { parent: src });
-    expect(children.total).toBe(3);
-    expect(children.cases.map((c) => c.sourceDataset).sort()).toEqual(["experiment", "replay", "replay"]);
-    expect((await listCasePage(h.db, { generated: true })).total).toBe(7);
+    expect(children.total).toBe(4);
+    expect(children.cases.map((c) => c.sourceDataset).sort()).toEqual(["experiment", "experiment", "replay", "replay"]);
+    expect((await listCasePage(h.db, { generated: true })).total).toBe(8);
     expect((await listCasePage(h.db, { dataset: "replay" })).total).toBe(2);
   });
   it("filters and search hold across pages; a bad cursor is an error naming it", async () => {

@@ -20,7 +20,7 @@ export interface CasePageOptions extends Pick<ListCasesOptions, "benchmark" | "m
   pageSize?: number | null;
   /** Include generated cases in the list (default false, unless `dataset` names a generated dataset or `parent` is set). */
   generated?: boolean;
-  /** Only the cases generated from this bundle id (its replays, attempts, search nodes). */
+  /** Only the cases generated from this bundle id (parent = it, or id `<it>~…`: replays, attempts, search nodes). */
   parent?: string | null;
 }
 
@@ -47,7 +47,7 @@ export function decodeCaseCursor(cursor: string): { sourceDataset: string; bundl
  * One page of the case list, ordered by (source dataset, bundle id).
  * @returns `{ total, cases, nextCursor, generatedCounts, pageSize }`: `total` matches the filters
  *   (all pages), `nextCursor` is null on the last page, `generatedCounts[bundleId]` = generated
- *   cases whose parent is that row's bundle (listed with `parent`).
+ *   cases whose parent is that row's bundle or whose id extends it (`<bundle id>~…`; listed with `parent`).
  * @throws Error for an invalid cursor
  */
 export async function listCasePage(db: Db, o: CasePageOptions = {}) {
@@ -56,7 +56,7 @@ export async function listCasePage(db: Db, o: CasePageOptions = {}) {
   const showGenerated = o.generated === true || !!o.parent || (o.dataset ? (GENERATED_DATASETS as readonly string[]).includes(o.dataset) : false);
   const and: Record<string, unknown>[] = [filters];
   if (!showGenerated) and.push({ sourceDataset: { notIn: [...GENERATED_DATASETS] } });
-  if (o.parent) and.push({ parentBundleId: o.parent });
+  if (o.parent) and.push({ OR: [{ parentBundleId: o.parent }, { bundleId: { startsWith: `${o.parent}~` } }] });
   const where = { AND: and };
   const after = o.cursor ? decodeCaseCursor(o.cursor) : null;
   const pageWhere = after ? { AND: [...and, { OR: [{ sourceDataset: { gt: after.sourceDataset } }, { sourceDataset: after.sourceDataset, bundleId: { gt: after.bundleId } }] }] } : where;
@@ -66,10 +66,19 @@ export async function listCasePage(db: Db, o: CasePageOptions = {}) {
   ]);
   const cases = rows.slice(0, pageSize);
   const nextCursor = rows.length > pageSize ? encodeCaseCursor(cases[cases.length - 1]) : null;
-  const counts = cases.length
-    ? await db.case.groupBy({ by: ["parentBundleId"], where: { parentBundleId: { in: cases.map((c) => c.bundleId) }, sourceDataset: { in: [...GENERATED_DATASETS] } }, _count: { _all: true } })
+  // A generated case belongs to the row it was made from: its parent bundle, or — for runs that
+  // restart the MAS (task-level attempts, no parent) — the bundle its id extends (`<source>~…`).
+  const onPage = new Set(cases.map((c) => c.bundleId));
+  const kids = cases.length
+    ? await db.case.findMany({
+        where: { sourceDataset: { in: [...GENERATED_DATASETS] }, OR: [{ parentBundleId: { in: [...onPage] } }, ...[...onPage].map((b) => ({ bundleId: { startsWith: `${b}~` } }))] },
+        select: { bundleId: true, parentBundleId: true },
+      })
     : [];
   const generatedCounts: Record<string, number> = {};
-  for (const c of counts) if (c.parentBundleId) generatedCounts[c.parentBundleId] = c._count._all;
+  for (const k of kids) {
+    const owner = k.parentBundleId && onPage.has(k.parentBundleId) ? k.parentBundleId : k.bundleId.split("~")[0];
+    if (onPage.has(owner)) generatedCounts[owner] = (generatedCounts[owner] ?? 0) + 1;
+  }
   return { total, cases, nextCursor, generatedCounts, pageSize };
 }
