@@ -208,6 +208,23 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
   );
 
   test.skipIf(PG)(
+    "a search whose every node failed ends failed with the first error, not completed; the evaluator is not run (issue 22 item 1)",
+    async () => {
+      // The judge command answers nothing the core can read: every node fails to be judged. Before,
+      // this search showed a green "completed".
+      const w = new RepairSearchWorker({ db: h.db, workerId: "inproc-fail", leaseMs: 60_000, log: quiet });
+      const v = await createRepairSearch(h.db, { sourceCaseId: caseIds[1], settings: settings({ iterations: 2, judge: { kind: "command", cmd: `node -e "process.exit(3)"` } }) });
+      expect(await w.runNext()).toBe(v.id);
+      const done = (await getRepairSearch(h.db, v.id))!;
+      expect(done.status).toBe("failed");
+      expect(done.error).toMatch(/^all 2 tree node\(s\) failed; first \(n1\): judge failed: /);
+      expect(done.state!.order.slice(1).every((id) => done.state!.nodes[id].error !== null)).toBe(true);
+      expect(done.evaluation).toBeNull();
+    },
+    300_000,
+  );
+
+  test.skipIf(PG)(
     "cancel stops a running search before its next iteration (no evaluator); a call budget stops a search as 'budget'",
     async () => {
       const w = new RepairSearchWorker({ db: h.db, workerId: "inproc-2", leaseMs: 600, log: quiet });
