@@ -97,10 +97,10 @@ test("the demo case list page is under 200 KB of HTML, and generated cases sit u
   console.log(`case list HTML: ${bytes} bytes`);
   expect(bytes).toBeLessThan(200 * 1024);
   await page.goto("/cases");
-  await expect(page.getByTestId("case-row")).toHaveCount(50);
-  await expect(page.getByTestId("case-range")).toContainText("1–50 of");
+  await expect(page.getByTestId("case-row")).toHaveCount(40);
+  await expect(page.getByTestId("case-range")).toContainText("1–40 of");
   await page.getByTestId("next-page").click();
-  await expect(page.getByTestId("case-range")).toContainText("51–");
+  await expect(page.getByTestId("case-range")).toContainText("41–");
   // no generated case in the main list; a calibrated source links to its experiment attempts
   await page.goto("/cases?q=calibrated%2F13");
   await expect(page.getByTestId("case-row").first()).toBeVisible();

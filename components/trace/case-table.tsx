@@ -57,7 +57,7 @@ export function CaseTable({ cases, showLabels = true, generatedCounts }: { cases
                   </Link>
                 ) : null}
               </td>
-              <td className="min-w-72 max-w-md px-3 py-2 text-slate-700" title={snippet(c.taskPrompt, 600)}>
+              <td className="min-w-72 max-w-md px-3 py-2 text-slate-700" title={snippet(c.taskPrompt, 240)}>
                 {snippet(c.taskPrompt)}
               </td>
               <td className="px-3 py-2 whitespace-nowrap">

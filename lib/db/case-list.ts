@@ -10,13 +10,13 @@ import { caseFilterWhere, caseSummarySelect, type ListCasesOptions } from "./cas
 /** Source datasets of cases the app itself produced from another case. */
 export const GENERATED_DATASETS = ["replay", "experiment"] as const;
 
-/** Page size bounds: default 50, at most 200. */
-export const CASE_PAGE_SIZE = { default: 50, max: 200 } as const;
+/** Page size bounds: default 40 (the demo page stays well under 200 KB of HTML), at most 200. */
+export const CASE_PAGE_SIZE = { default: 40, max: 200 } as const;
 
 export interface CasePageOptions extends Pick<ListCasesOptions, "benchmark" | "mas" | "dataset" | "q"> {
   /** Opaque cursor from a previous page's `nextCursor` (the last row's sort key). */
   cursor?: string | null;
-  /** Rows per page (1–200; default 50). */
+  /** Rows per page (1–200; default 40). */
   pageSize?: number | null;
   /** Include generated cases in the list (default false, unless `dataset` names a generated dataset or `parent` is set). */
   generated?: boolean;
