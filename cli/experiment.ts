@@ -245,6 +245,8 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
   const { startExperiment, cancelExperimentRun } = await import("../lib/services/experiments/run");
   const { ExperimentWorker } = await import("../lib/jobs/experiment-worker");
   let registry = o.methods;
+  // Real methods need a verdict from the evaluator (fake ones, injected by the test harness only, give their own): checked at creation.
+  const realMethods = !registry;
   const onSigint = () => void cancel?.();
   let cancel: (() => Promise<unknown>) | null = null;
   try {
@@ -274,9 +276,17 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
     if (fake.length) settings.fake = fake.join("; ");
     let e;
     try {
+      if (realMethods) {
+        // Refused before anything is created when a case cannot be judged (issue 22 item 2, issue 20 item 4).
+        const { assertJudgeable, commandEvaluatorOption } = await import("../lib/services/experiments/judgeable");
+        const { resolveCaseSelection } = await import("../lib/services/experiments/run");
+        if (!settings.evaluator) return fail(1, "no evaluator, so no attempt could get a verdict: pass --evaluator <cmd> (the SYMTRACE_REPLAY_EVALUATOR contract)", "--evaluator");
+        const ev = commandEvaluatorOption(settings.evaluator);
+        await assertJudgeable(db, await resolveCaseSelection(db, cases), { evaluator: ev.name, options: [ev] });
+      }
       e = await startExperiment(db, { name: p.opts["--name"], settings, methods, cases });
     } catch (err) {
-      if (err instanceof ExperimentError) return fail(1, err.message, err.at.replace(/^\$\.settings\.attempts$/, "--attempts").replace(/^\$\.methods\[\d+\]$/, "--methods"));
+      if (err instanceof ExperimentError) return fail(1, err.message, err.at.replace(/^\$\.settings\.attempts$/, "--attempts").replace(/^\$\.evaluator$/, "--evaluator").replace(/^\$\.methods\[\d+\]$/, "--methods"));
       throw err;
     }
     o.onCreated?.(e.id);

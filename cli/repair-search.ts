@@ -23,7 +23,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseJsonText, validateBundle, type ReplayBundle } from "../lib/bundle";
-import { createSearch, runRepairSearch, totalUsage, type SearchState } from "../lib/repair-search";
+import { createSearch, runRepairSearch, searchFailure, totalUsage, type SearchState } from "../lib/repair-search";
 import { createReplaySearchEnvironment, parseStateRef, trajectoryView } from "../lib/services/repair-search/environment";
 import { evaluateReplay } from "../lib/services/replay-evaluate";
 import { loadRunnerRegistry, planReplay, type RegisteredRunner } from "../lib/services/runners";
@@ -150,19 +150,22 @@ export async function repairSearchCommand(args: string[], registry?: readonly Re
     save(state);
     await runRepairSearch(state, env, { onIteration: save });
 
+    // Every node failed: a failure (exit 1, the first error), not a result; no evaluator then.
+    const failed = state.stopped === "cancelled" ? null : searchFailure(state);
     // The ground-truth evaluator: once, on the best trajectory only.
     const best = state.nodes[state.bestId];
     const ref = parseStateRef(best.state!.stateRef);
     let passed: boolean | null = null;
     const evaluator = opts["--evaluator"];
-    if (evaluator) {
+    if (evaluator && !failed) {
       const view = trajectoryView(env.bundleOf(best.state!.stateRef), ref.cut);
       passed = (await evaluateReplay({ ...view, task: { ...view.task, prompt: source.task.prompt } }, evaluator))?.passed ?? null;
     }
     const total = totalUsage(state);
     return {
-      code: 0,
+      code: failed ? 1 : 0,
       output: {
+        ...(failed ? { failed } : {}),
         best: { node: best.id, bundle: env.fileOf(best.state!.stateRef), cut: ref.cut, score: best.verdict?.score ?? 0, passed },
         iterations: state.iteration,
         nodes: state.order.length,

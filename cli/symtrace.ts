@@ -349,9 +349,17 @@ async function main(argv: string[]): Promise<number> {
   switch (cmd) {
     case "help":
     case "--help":
-    case "-h":
-      print({ usage: USAGE });
+    case "-h": {
+      // The experiment lines come from cli/experiment.ts itself (every flag, --mars-* included) and
+      // the method names from the runner's list (mars included), so help cannot fall behind them.
+      const { EXPERIMENT_RUN_USAGE, EXPERIMENT_REPORT_USAGE } = await import("./experiment");
+      const { METHOD_NAMES } = await import("../lib/jobs/experiment-types");
+      const usage = USAGE.flatMap((l) =>
+        l.startsWith("symtrace experiment run ") ? [EXPERIMENT_RUN_USAGE, `  (experiment methods: ${METHOD_NAMES.join(", ")})`] : l.startsWith("symtrace experiment report ") ? [EXPERIMENT_REPORT_USAGE] : [l],
+      );
+      print({ usage });
       return 0;
+    }
     case "validate":
       return validate(args);
     case "import":

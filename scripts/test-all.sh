@@ -28,6 +28,9 @@ TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs lib/servic
 
 step "production build"
 npx next build
+# The same stamp scripts/demo.sh writes: a later `npm run demo` on this tree reuses this build
+# instead of building the same sources again (issue 22 item 10).
+bash scripts/build-stamp.sh > .next/.symtrace-build
 
 step "benchmarks, smoke run (every part at a small size; figures printed, not asserted)"
 BENCH_SMOKE=1 npm run -s bench

@@ -25,9 +25,14 @@ export default async function ExperimentsPage() {
   }));
   return (
     <div className="flex flex-col gap-4">
-      <h1 className="text-xl font-semibold">Experiments</h1>
+      <div className="flex items-center justify-between">
+        <h1 className="text-xl font-semibold">Experiments</h1>
+        <Link href="/experiments/new" className="rounded bg-blue-700 px-3 py-1.5 text-sm text-white" data-testid="new-experiment-link">
+          New experiment
+        </Link>
+      </div>
       <p className="text-sm text-slate-600">
-        Repair methods compared over the same failed cases under the same budget (seeds/000 §5). Start one with{" "}
+        Repair methods compared over the same failed cases under the same budget (seeds/000 §5). Start one with <Link className="text-blue-700 underline" href="/experiments/new">New experiment</Link> or{" "}
         <code className="rounded bg-slate-100 px-1">npm run symtrace -- experiment run …</code>; a finished experiment never changes.
       </p>
       <p className="text-sm">

@@ -6,6 +6,8 @@ import { fmtScore } from "@/lib/repair-search/view";
 import { requireViewer } from "@/lib/session";
 import { Badge } from "@/components/ui/badge";
 import { STATUS_TONE } from "@/components/repair-search/status";
+import { StartSearchForm } from "@/components/repair-search/start-search-form";
+import { replaySettings } from "@/lib/env";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Repair searches" };
@@ -20,7 +22,7 @@ export default async function RepairSearchesPage({ searchParams }: { searchParam
     <div className="flex flex-col gap-4">
       <h1 className="text-xl font-semibold">Repair searches</h1>
       <p className="text-sm text-slate-600">
-        Search-based repair (seeds/002, MARS) of one failed case: a tree of verified replay bundles. Start one with{" "}
+        Search-based repair (seeds/002, MARS) of one failed case: a tree of verified replay bundles. Start one below (from a case&apos;s searches), with{" "}
         <code className="rounded bg-slate-100 px-1">POST /api/repair-searches</code> or <code className="rounded bg-slate-100 px-1">npm run symtrace -- repair-search …</code>.
         {caseId ? (
           <>
@@ -29,6 +31,7 @@ export default async function RepairSearchesPage({ searchParams }: { searchParam
           </>
         ) : null}
       </p>
+      {caseId ? <StartSearchForm caseId={caseId} scripted={replaySettings().scripted} /> : null}
       <section className="rounded border border-slate-200 bg-white p-4">
         {list.length === 0 ? (
           <p className="text-sm text-slate-600" data-testid="no-searches">No repair searches{caseId ? " for this case" : ""} yet.</p>
@@ -56,6 +59,11 @@ export default async function RepairSearchesPage({ searchParams }: { searchParam
                   </td>
                   <td>
                     <Badge tone={STATUS_TONE[s.status] ?? "slate"}>{s.status}</Badge>
+                    {s.error ? (
+                      <span className="trace-text block max-w-xs truncate text-xs text-red-700" title={s.error} data-field="error">
+                        {s.error}
+                      </span>
+                    ) : null}
                   </td>
                   <td>
                     <Link className="font-mono text-xs text-blue-700 underline" href={caseHref(s.sourceBundleId)}>

@@ -14,6 +14,7 @@ const DATASET_NAMES: Record<string, string> = {
   langfuse: "Langfuse (OTel)",
   otlp: "OTLP/JSON",
   replay: "Replay",
+  experiment: "Experiment attempt",
 };
 
 export function datasetName(d: string): string {
@@ -27,6 +28,8 @@ export function CaseFilters({
   action = "/cases",
   hideSearch = false,
   dates,
+  generated,
+  hidden,
 }: {
   values: CaseFilterValues;
   facets: { benchmarks: string[]; mas: string[]; datasets: string[] };
@@ -34,6 +37,10 @@ export function CaseFilters({
   hideSearch?: boolean;
   /** Show a submitted-date range (agreement dashboard). */
   dates?: { from?: string; to?: string };
+  /** Case list: show the "include generated cases" box, checked when true. */
+  generated?: boolean;
+  /** Values kept as they are when the form is submitted (e.g. `parent`). */
+  hidden?: Record<string, string | undefined>;
 }) {
   const select = (name: keyof CaseFilterValues, label: string, options: string[], render?: (v: string) => string) => (
     <SelectField name={name} label={label} options={options} defaultValue={values[name]} render={render} />
@@ -65,6 +72,12 @@ export function CaseFilters({
           </label>
         </>
       ) : null}
+      {generated !== undefined ? (
+        <label className="flex items-center gap-1 self-center text-xs text-slate-600">
+          <input type="checkbox" name="generated" value="1" defaultChecked={generated} /> include generated cases (replays, experiment attempts, search nodes)
+        </label>
+      ) : null}
+      {Object.entries(hidden ?? {}).map(([k, v]) => (v ? <input key={k} type="hidden" name={k} value={v} /> : null))}
       <button type="submit" className="rounded bg-slate-900 px-3 py-1.5 text-sm font-medium text-white hover:bg-slate-700">
         Filter
       </button>

@@ -26,8 +26,8 @@ function snippet(s: string, n = 140): string {
   return one.length > n ? one.slice(0, n - 1) + "…" : one;
 }
 
-/** The case list (all content rendered as text). */
-export function CaseTable({ cases, showLabels = true }: { cases: CaseRow[]; showLabels?: boolean }) {
+/** The case list (all content rendered as text); `generatedCounts[bundleId]` links to a row's generated cases. */
+export function CaseTable({ cases, showLabels = true, generatedCounts }: { cases: CaseRow[]; showLabels?: boolean; generatedCounts?: Record<string, number> }) {
   if (cases.length === 0) {
     return <p className="rounded border border-dashed border-slate-300 bg-white p-6 text-sm text-slate-600">No case matches these filters.</p>;
   }
@@ -54,8 +54,13 @@ export function CaseTable({ cases, showLabels = true }: { cases: CaseRow[]; show
                 <Link href={caseHref(c.bundleId)} className="text-blue-700 hover:underline">
                   {c.bundleId}
                 </Link>
+                {generatedCounts?.[c.bundleId] ? (
+                  <Link href={`/cases?parent=${encodeURIComponent(c.bundleId)}`} className="mt-0.5 block font-sans text-xs text-slate-500 hover:underline" data-testid="generated-children">
+                    {generatedCounts[c.bundleId]} generated (replays, attempts, search nodes)
+                  </Link>
+                ) : null}
               </td>
-              <td className="min-w-72 max-w-md px-3 py-2 text-slate-700" title={snippet(c.taskPrompt, 600)}>
+              <td className="min-w-72 max-w-md px-3 py-2 text-slate-700" title={snippet(c.taskPrompt, 240)}>
                 {snippet(c.taskPrompt)}
               </td>
               <td className="px-3 py-2 whitespace-nowrap">

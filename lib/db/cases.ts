@@ -207,6 +207,19 @@ const includesCi = (hay: string | null | undefined, needle: string) => (hay ?? "
 
 /** List cases, sorted by dataset then bundle id, filtered by benchmark / MAS / source dataset and task text. */
 export async function listCases(db: Db, o: ListCasesOptions = {}) {
+  const where = await caseFilterWhere(db, o);
+  const [total, cases] = await Promise.all([
+    db.case.count({ where }),
+    db.case.findMany({ where, select: caseSummarySelect, orderBy: [{ sourceDataset: "asc" }, { bundleId: "asc" }], take: o.take ?? 200, skip: o.skip ?? 0 }),
+  ]);
+  return { total, cases };
+}
+
+/**
+ * The Prisma `where` of the case filters (benchmark, MAS, source dataset, search in task text and
+ * bundle id; shared by {@link listCases} and the paginated case list, lib/db/case-list.ts).
+ */
+export async function caseFilterWhere(db: Db, o: Pick<ListCasesOptions, "benchmark" | "mas" | "dataset" | "q" | "exclude">): Promise<Record<string, unknown>> {
   const q = o.q?.trim();
   const mode = isPg(db) ? { mode: "insensitive" as const } : {};
   const lit = q ? literalFragment(q) : null;
@@ -225,11 +238,7 @@ export async function listCases(db: Db, o: ListCasesOptions = {}) {
     const candidates = await db.case.findMany({ where, select: { id: true, taskPrompt: true, bundleId: true } });
     where = { id: { in: candidates.filter((c) => includesCi(c.taskPrompt, q) || includesCi(c.bundleId, q)).map((c) => c.id) } };
   }
-  const [total, cases] = await Promise.all([
-    db.case.count({ where }),
-    db.case.findMany({ where, select: caseSummarySelect, orderBy: [{ sourceDataset: "asc" }, { bundleId: "asc" }], take: o.take ?? 200, skip: o.skip ?? 0 }),
-  ]);
-  return { total, cases };
+  return where;
 }
 
 function isPg(db: Db): boolean {

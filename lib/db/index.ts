@@ -15,3 +15,4 @@ export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";
 export * from "./cases-window";
 export * from "./machine-annotations";
 export * from "./outcomes";
+export * from "./case-list";

@@ -162,8 +162,11 @@ function checkSettings(s: RepairSearchSettings): void {
  */
 export async function createRepairSearch(db: Db, input: { sourceCaseId: string; settings: RepairSearchSettings; createdById?: string | null }): Promise<RepairSearchView> {
   checkSettings(input.settings);
-  const src = await db.case.findUnique({ where: { id: input.sourceCaseId }, select: { id: true } });
-  if (!src) throw new RepairSearchDbError("not-found", `no case ${input.sourceCaseId}`, "$.sourceCaseId");
+  // The source by its internal id or its bundle id (as the CLI's --case takes both).
+  const src =
+    (await db.case.findUnique({ where: { id: input.sourceCaseId }, select: { id: true } })) ??
+    (await db.case.findUnique({ where: { bundleId: input.sourceCaseId }, select: { id: true } }));
+  if (!src) throw new RepairSearchDbError("not-found", `no case with id or bundle id ${input.sourceCaseId}`, "$.sourceCaseId");
   const settings: RepairSearchSettings = { ...input.settings, search: { ...input.settings.search, budget: { maxCalls: input.settings.maxCalls, maxTokens: input.settings.maxTokens } } };
   // One transaction: a search exists only with its audit event (nothing half-written).
   const row = await db.$transaction(async (tx) => {

@@ -37,7 +37,7 @@ import {
   sweepRepairSearches,
   type RepairSearchView,
 } from "../db/repair-searches";
-import { createSearch, iterate, totalUsage, type SearchState } from "../repair-search";
+import { createSearch, iterate, searchFailure, totalUsage, type SearchState } from "../repair-search";
 import type { RegisteredRunner } from "../services/runners";
 import { newWorkerId } from "./worker";
 
@@ -329,11 +329,13 @@ export class RepairSearchWorker {
         return;
       }
 
-      // The ground-truth evaluator: once, on the best trajectory only.
+      // Every node failed: the search failed (with the first error), it did not complete.
+      const failure = state.stopped === "cancelled" ? null : searchFailure(state);
+      // The ground-truth evaluator: once, on the best trajectory only (none when every node failed).
       const best = state.nodes[state.bestId];
       let passed: boolean | null = null;
       let evaluation: unknown = null;
-      if (s.evaluator && state.stopped !== "cancelled" && best.state) {
+      if (s.evaluator && state.stopped !== "cancelled" && !failure && best.state) {
         const { evaluateReplay } = await import("../services/replay-evaluate");
         const ref = mod.parseStateRef(best.state.stateRef);
         const view = mod.trajectoryView(env.bundleOf(best.state.stateRef), ref.cut);
@@ -341,8 +343,8 @@ export class RepairSearchWorker {
         passed = out?.passed ?? null;
         evaluation = { node: best.id, caseId: nodeCases[best.id] ?? null, cut: ref.cut, passed, details: out?.details ?? null };
       }
-      const status = state.stopped === "cancelled" ? "cancelled" : "completed";
-      const ok = await finishRepairSearch(this.db, v.id, this.id, { status, state, nodeCases, bestNodeId: best.id, passed, evaluation });
+      const status = state.stopped === "cancelled" ? "cancelled" : failure ? "failed" : "completed";
+      const ok = await finishRepairSearch(this.db, v.id, this.id, { status, state, nodeCases, bestNodeId: best.id, passed, evaluation, ...(failure ? { error: failure } : {}) });
       const t = totalUsage(state);
       this.o.log(
         `${label} ${ok ? status : `${status} (not recorded: lease lost)`} stopped=${state.stopped} iterations=${state.iteration} nodes=${state.order.length} best=${best.id} score=${best.verdict?.score ?? 0} passed=${passed} calls=${t.calls} tokens=${t.tokens} ${((Date.now() - t0) / 1000).toFixed(1)}s [${this.id}]`,

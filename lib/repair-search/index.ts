@@ -4,8 +4,8 @@
  * behind {@link SearchEnvironment}. Pure: no React, Next.js, Prisma or lib/db. See README.md.
  */
 export * from "./types";
-export { RepairSearchError, backpropagate, createSearch, isClosed, pathTo, resolveSettings, selectExpandable, storedGuidanceOf, uct } from "./tree";
-export { iterate, runRepairSearch, totalUsage, validateAction } from "./search";
+export { RepairSearchError, backpropagate, createSearch, isClosed, isFullyExpanded, pathTo, sameAction, resolveSettings, selectExpandable, storedGuidanceOf, uct } from "./tree";
+export { iterate, runRepairSearch, searchFailure, totalUsage, validateAction } from "./search";
 export { ReplyError, capScore, parseJudgeReply, parseSelectorReply, type ToolCallLike } from "./parse";
 export {
   JUDGE_SYSTEM_PROMPT,

@@ -12,6 +12,7 @@ import {
   pathTo,
   resolveSettings,
   runRepairSearch,
+  searchFailure,
   selectExpandable,
   uct,
   RepairSearchError,
@@ -33,6 +34,8 @@ interface FakeOptions {
   /** apply throws for these refs (the child's ref). */
   failApply?: Set<string>;
   finished?: (ref: string) => boolean;
+  /** Instead of `actions`: a guided repair whose guidance names the sibling index (never a repeat). */
+  perSibling?: boolean;
 }
 
 function fakeEnv(o: FakeOptions): SearchEnvironment & { selectorInputs: SelectorInput[]; applied: string[] } {
@@ -45,6 +48,7 @@ function fakeEnv(o: FakeOptions): SearchEnvironment & { selectorInputs: Selector
     applied,
     async selectAction(input) {
       selectorInputs.push(input);
+      if (o.perSibling) return { action: { kind: "guided_repair", guidance: `variant ${input.node.children.length}` }, usage: { calls: 1, tokens: 10 } };
       const a = o.actions[i++ % o.actions.length];
       if (a === "throw") throw new Error("no tool call in the reply");
       return { action: a, usage: { calls: 1, tokens: 10 } };
@@ -136,7 +140,7 @@ describe("selection and expansion limits", () => {
   });
 
   it("never gives a node more than K children", async () => {
-    const env = fakeEnv({ actions: [{ kind: "continuation" }], score: () => 0.3 });
+    const env = fakeEnv({ actions: [], perSibling: true, score: () => 0.3 });
     const s = createSearch({ ...ROOT, finished: false }, { k: 2, maxDepth: 3, iterations: 40 });
     await runRepairSearch(s, env);
     for (const id of s.order) expect(s.nodes[id].children.length).toBeLessThanOrEqual(2);
@@ -174,7 +178,7 @@ describe("stop rules", () => {
   });
 
   it("stops after N_iter expansions", async () => {
-    const env = fakeEnv({ actions: [{ kind: "continuation" }], score: () => 0.5 });
+    const env = fakeEnv({ actions: [], perSibling: true, score: () => 0.5 });
     const s = createSearch({ ...ROOT, finished: false }, { iterations: 5 });
     await runRepairSearch(s, env);
     expect(s.stopped).toBe("iterations");
@@ -225,16 +229,16 @@ describe("actions and stored guidance", () => {
     await iterate(s, env);
     await iterate(s, env);
     await iterate(s, env);
+    // The 1st and 2nd replies both become the same fallback rollback: built once (issue 22 item 1),
+    // the root takes no more children, and the 3rd (continuation) expands n1.
     const kinds = s.nodes.n0.children.map((id) => s.nodes[id].action);
-    expect(kinds).toEqual([
-      { kind: "rollback", checkpoint: "c2", guidance: "Avoid the previous error and verify each step against tool output." },
-      { kind: "rollback", checkpoint: "c2", guidance: "Avoid the previous error and verify each step against tool output." },
-      { kind: "rollback", checkpoint: "c2", guidance: "Avoid the previous error and verify each step against tool output." },
+    expect(kinds).toEqual([{ kind: "rollback", checkpoint: "c2", guidance: "Avoid the previous error and verify each step against tool output." }]);
+    expect(s.nodes.n1.children.map((id) => s.nodes[id].action)).toEqual([{ kind: "continuation" }]);
+    expect(s.coercions).toEqual([
+      expect.stringMatching(/unknown checkpoint "c9"/),
+      expect.stringMatching(/unusable \(no tool call in the reply\)/),
+      "iteration 2, n0: rollback repeats child n1; n0 takes no more children",
     ]);
-    expect(s.coercions).toHaveLength(3);
-    expect(s.coercions[0]).toMatch(/unknown checkpoint "c9"/);
-    expect(s.coercions[1]).toMatch(/unusable \(no tool call in the reply\)/);
-    expect(s.coercions[2]).toMatch(/continuation on a finished trajectory/);
   });
 
   it("a failed build scores 0, is never expanded, and the search goes on", async () => {
@@ -245,7 +249,8 @@ describe("actions and stored guidance", () => {
     expect(s.nodes.n1.q).toBe(0);
     expect(s.nodes.n1.children).toEqual([]);
     expect(s.nodes.n2.error).toBe("continuation failed: MAS diverged at C");
-    // both root children failed → root closed → exhausted after 2 iterations
+    // both root children failed → root closed → exhausted after 2 iterations (a continuation is a
+    // fresh rollout: repeating one is not an identical sibling)
     expect(s.stopped).toBe("exhausted");
   });
 });
@@ -283,5 +288,62 @@ describe("resumability", () => {
     s.nodes.n0.children = ["n1", "n2"];
     backpropagate(s, "n1", 0.7);
     expect([s.nodes.n1.visits, s.nodes.n1.q, s.nodes.n0.visits, s.nodes.n0.q, s.nodes.n2.visits]).toEqual([1, 0.7, 1, 0.7, 0]);
+  });
+});
+
+describe("identical sibling rollbacks (issue 22 item 1)", () => {
+  it("a repeated rollback is not expanded again: the node is saturated and the search descends", async () => {
+    // The selector always answers the same rollback (a deterministic selector): before, the root got
+    // three identical children (n1, n2, n3); now n1 only, then the search goes below n1.
+    const env = fakeEnv({ actions: [{ kind: "rollback", checkpoint: "c1", guidance: "check the price" }] });
+    const s = createSearch(ROOT, { k: 3, iterations: 4 });
+    await runRepairSearch(s, env);
+    const root = s.nodes.n0;
+    expect(root.children).toEqual(["n1"]);
+    expect(root.saturated).toBe(true);
+    // Iteration 1: n1 = rollback. The same rollback for the root again: no node, no iteration used,
+    // root saturated; iteration 2 goes below n1 (its first rollback → n2); and so on down.
+    expect(s.coercions).toEqual([
+      "iteration 2, n0: rollback repeats child n1; n0 takes no more children",
+      "iteration 3, n1: rollback repeats child n2; n1 takes no more children",
+      "iteration 4, n2: rollback repeats child n3; n2 takes no more children",
+    ]);
+    expect(s.order).toEqual(["n0", "n1", "n2", "n3", "n4"]);
+    expect(s.order.slice(1).map((id) => s.nodes[id].parentId)).toEqual(["n0", "n1", "n2", "n3"]);
+    expect(s.iteration).toBe(4);
+    expect(s.usage.selector.calls).toBe(7);
+    expect(env.applied).toEqual(["R", "RR", "RRR", "RRRR"]);
+  });
+
+  it("rollbacks to different checkpoints or with other guidance are different actions", async () => {
+    const env = fakeEnv({
+      actions: [
+        { kind: "rollback", checkpoint: "c1", guidance: "a" },
+        { kind: "rollback", checkpoint: "c2", guidance: "a" },
+        { kind: "rollback", checkpoint: "c1", guidance: "b" },
+      ],
+    });
+    const s = createSearch(ROOT, { k: 3, iterations: 3 });
+    await runRepairSearch(s, env);
+    expect(s.nodes.n0.children).toEqual(["n1", "n2", "n3"]);
+    expect(s.nodes.n0.saturated).toBeUndefined();
+  });
+});
+
+describe("searchFailure: a search whose every node failed is a failure (issue 22 item 1)", () => {
+  it("names the count and the first error; null once one node is usable", async () => {
+    const env = fakeEnv({ actions: [{ kind: "rollback", checkpoint: "c1", guidance: "x" }, { kind: "rollback", checkpoint: "c2", guidance: "y" }], failApply: new Set(["R"]) });
+    // Every apply of "R" throws: both children of the root fail (same ref "R").
+    const s = createSearch(ROOT, { k: 2, iterations: 5 });
+    await runRepairSearch(s, env);
+    expect(s.order).toEqual(["n0", "n1", "n2"]);
+    expect(s.stopped).toBe("exhausted");
+    expect(searchFailure(s)).toBe("all 2 tree node(s) failed; first (n1): rollback failed: MAS diverged at R");
+    const ok = createSearch(ROOT, { k: 2, iterations: 2 });
+    await runRepairSearch(ok, fakeEnv({ actions: [{ kind: "rollback", checkpoint: "c1", guidance: "x" }] }));
+    expect(searchFailure(ok)).toBeNull();
+    const none = createSearch(ROOT, { iterations: 1 });
+    none.stopped = "cancelled";
+    expect(searchFailure(none)).toBe("no tree node was built (stopped: cancelled)");
   });
 });

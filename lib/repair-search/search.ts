@@ -4,7 +4,7 @@
  * exhausted, or on cancel. One call of {@link iterate} is one iteration, so a job can store the
  * state after each and resume after a crash.
  */
-import { backpropagate, selectExpandable } from "./tree";
+import { backpropagate, sameAction, selectExpandable } from "./tree";
 import type { BuiltState, JudgeVerdict, RepairAction, SearchEnvironment, SearchState, StopReason, TreeNode } from "./types";
 
 /** Total calls and tokens spent so far (selector + judge + MAS). */
@@ -99,6 +99,17 @@ export async function iterate(state: SearchState, env: SearchEnvironment, opts: 
     why = oneLine(e);
   }
   const action = validateAction(state, node, chosen, why);
+  // A rollback executes nothing: the same rollback again would be an identical sibling (a
+  // deterministic selector, a repeated reply, the same coerced fallback). Not built twice. (A
+  // guided repair or continuation is a fresh live rollout, a new sample, so it may repeat.)
+  const twin = action?.kind === "rollback" ? node.children.find((c) => sameAction(state.nodes[c].action, action)) : undefined;
+  if (twin !== undefined) {
+    // Not an expansion: no node and no iteration used (the selector call is counted); the next
+    // call of iterate selects again, past this node now.
+    node.saturated = true;
+    state.coercions.push(`iteration ${state.iteration + 1}, ${node.id}: ${action!.kind} repeats child ${twin}; ${node.id} takes no more children`);
+    return state;
+  }
   state.iteration += 1;
   const id = `n${state.order.length}`;
   const child: TreeNode = {
@@ -158,6 +169,21 @@ export async function iterate(state: SearchState, env: SearchEnvironment, opts: 
   backpropagate(state, id, r);
   if (r >= 1) state.stopped = "solved";
   return state;
+}
+
+/**
+ * Why a finished search produced no usable trajectory, or null when it did: every tree node below
+ * the root failed to build or be judged (then the search is a failure, not a result — its "best"
+ * would be the untouched τ_fail). The reason names how many nodes failed and the first error in
+ * creation order; a search that built no node at all says so with its stop reason.
+ * @returns e.g. "all 3 tree node(s) failed; first (n1): judge failed: …", or null
+ */
+export function searchFailure(state: SearchState): string | null {
+  const built = state.order.filter((id) => id !== "n0").map((id) => state.nodes[id]);
+  if (built.some((n) => n.error === null)) return null;
+  if (built.length === 0) return `no tree node was built (stopped: ${state.stopped ?? "not yet"})`;
+  const first = built[0];
+  return `all ${built.length} tree node(s) failed; first (${first.id}): ${first.error}`;
 }
 
 /**

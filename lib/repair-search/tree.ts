@@ -2,7 +2,7 @@
  * Tree operations of MARS (seeds/002, Algorithm 1): UCT (eq. 1), SelectExpandable, backpropagation.
  * Pure functions over a {@link SearchState}; no I/O.
  */
-import type { BuiltState, SearchSettings, SearchState, TreeNode } from "./types";
+import type { BuiltState, RepairAction, SearchSettings, SearchState, TreeNode } from "./types";
 import { DEFAULT_SETTINGS } from "./types";
 
 /** Error for a settings or state value the core cannot use (names the field). */
@@ -81,8 +81,27 @@ export function uct(q: number, visits: number, parentVisits: number, c: number):
 }
 
 /**
+ * A node takes no more children: it has K, or the selector repeated a sibling's action for it
+ * (`saturated`, see {@link sameAction}).
+ */
+export function isFullyExpanded(state: SearchState, n: TreeNode): boolean {
+  return n.children.length >= state.settings.k || n.saturated === true;
+}
+
+/**
+ * Two actions are the same expansion: same kind, and for a rollback the same checkpoint and
+ * guidance, for a guided repair the same guidance (whitespace at the ends ignored).
+ */
+export function sameAction(a: RepairAction | null, b: RepairAction | null): boolean {
+  if (a === null || b === null || a.kind !== b.kind) return false;
+  if (a.kind === "rollback" && b.kind === "rollback") return a.checkpoint === b.checkpoint && a.guidance.trim() === b.guidance.trim();
+  if (a.kind === "guided_repair" && b.kind === "guided_repair") return a.guidance.trim() === b.guidance.trim();
+  return true;
+}
+
+/**
  * A node that can no longer take part in selection: it failed to build, sits at D_max, or is
- * fully expanded (≥ K children) with every child closed. (The paper leaves the all-paths-at-D_max
+ * fully expanded (≥ K children, or saturated) with every child closed. (The paper leaves the all-paths-at-D_max
  * case open; we close such subtrees so selection never returns an unexpandable node, and the search
  * stops as "exhausted" when the root closes.)
  */
@@ -91,19 +110,19 @@ export function isClosed(state: SearchState, id: string): boolean {
   if (!n) throw new RepairSearchError(`no tree node ${id}`);
   if (n.error !== null) return true;
   if (n.depth >= state.settings.maxDepth) return true;
-  if (n.children.length < state.settings.k) return false;
+  if (!isFullyExpanded(state, n)) return false;
   return n.children.every((ch) => isClosed(state, ch));
 }
 
 /**
  * SelectExpandable (Algorithm 1 line 7): from the root, descend through fully expanded nodes
  * taking the open child with the highest UCT (ties → the earliest created), until a node with
- * fewer than K children. Returns null when the whole tree is closed.
+ * fewer than K children (and not saturated). Returns null when the whole tree is closed.
  */
 export function selectExpandable(state: SearchState): TreeNode | null {
   if (isClosed(state, "n0")) return null;
   let node = state.nodes.n0;
-  while (node.children.length >= state.settings.k) {
+  while (isFullyExpanded(state, node)) {
     let best: TreeNode | null = null;
     let bestValue = Number.NEGATIVE_INFINITY;
     for (const id of node.children) {

@@ -97,6 +97,12 @@ export interface TreeNode {
   error: string | null;
   /** The iteration that created it (0 for the root). */
   iteration: number;
+  /**
+   * Set when the selector proposed, for this node, a rollback one of its children already is
+   * (same checkpoint and guidance; a rollback executes nothing, so it would be an identical
+   * sibling): the node takes no more children (SymTrace; identical siblings are never built twice). Absent on states stored before this field existed.
+   */
+  saturated?: boolean;
 }
 
 /** Why a search stopped. */

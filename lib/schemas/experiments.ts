@@ -11,6 +11,10 @@ export const createExperimentSchema = z.object({
   seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
   maxCalls: positive.nullish(),
   maxTokens: positive.nullish(),
+  /** A configured evaluator's name (lib/services/experiments/judgeable.ts); default: the first configured. Never a command. */
+  evaluator: z.string().min(1).max(200).optional(),
+  /** A configured reproduction judge's name (`<evaluator>-judge`, `command`, `llm`, `none`); default: the server's. */
+  judge: z.string().min(1).max(200).optional(),
   cases: z.union([
     z.object({ bundleIds: z.array(z.string().min(1)).min(1, "at least one case") }),
     z.object({
@@ -24,4 +28,7 @@ export const createExperimentSchema = z.object({
     }),
   ]),
 });
+/** The New experiment form's preview (POST /api/experiments/check): the same case selection. */
+export const checkExperimentSchema = z.object({ cases: createExperimentSchema.shape.cases });
+
 export type CreateExperimentBody = z.infer<typeof createExperimentSchema>;

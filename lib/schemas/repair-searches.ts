@@ -4,7 +4,8 @@ import { z } from "zod";
 const positive = z.number().int().positive();
 
 export const createRepairSearchSchema = z.object({
-  sourceCaseId: z.string().min(1, "the case to repair"),
+  /** The case to repair: its internal id or its bundle id (the CLI's `--case` takes both too). */
+  sourceCaseId: z.string().min(1, "the case to repair (case id or bundle id)"),
   /** N_iter (default 75), K (3), L (4), C (1.41), D_max (8): seeds/002 Algorithm 1. */
   iterations: positive.max(1000, "at most 1000 iterations").optional(),
   k: positive.max(10).optional(),

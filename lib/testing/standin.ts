@@ -5,7 +5,8 @@
  * the box. Runs against it are labelled as scripted (SYMTRACE_REPLAY_SCRIPTED=1 → the run's
  * endpoint carries `scripted: true`, the UI shows "scripted stand-in model").
  *
- * - {@link standinRespond}: the reference MAS's scripted policy (mas/scripted-policy.ts) for its
+ * - {@link standinRespond}: MARS selector and judge calls answered like a tool-calling model (a
+ *   tool call; a JSON verdict), labelled scripted; the reference MAS's scripted policy (mas/scripted-policy.ts) for its
  *   agents; for any other conversation (imported transcripts: Who&When, MAD, …) one deterministic
  *   text answer that ends the run with a final answer, instead of an HTTP 500.
  * - {@link demoReplayEnv}: the replay settings the starter adds; every setting the user already
@@ -14,6 +15,7 @@
  */
 import { respond } from "../../mas/scripted-policy";
 import { startToolServer } from "../../mas/tools/server";
+import { scriptedMarsReply } from "./scripted-mars";
 import { messageText, startScriptedOpenAI, type ChatRequest, type ScriptedReply } from "./scripted-openai";
 
 /**
@@ -53,11 +55,15 @@ export function genericStandinReply(req: ChatRequest): ScriptedReply {
 }
 
 /**
- * The stand-in's `respond` for startScriptedOpenAI: the reference MAS's scripted policy when the
- * system prompt names one of its agents ("You are [the] Orchestrator|WebSurfer|…"), else
+ * The stand-in's `respond` for startScriptedOpenAI: a MARS selector or judge call (repair search)
+ * gets the scripted MARS policy's tool call or verdict (./scripted-mars.ts `scriptedMarsReply`);
+ * the reference MAS's scripted policy when the system prompt names one of its agents ("You are [the] Orchestrator|WebSurfer|…"), else
  * {@link genericStandinReply}. Never throws for a well-formed request.
  */
 export function standinRespond(req: ChatRequest, n: number): ScriptedReply {
+  // A repair search's selector (one tool call) or judge (a JSON verdict): the scripted MARS policy.
+  const mars = scriptedMarsReply(req);
+  if (mars) return mars;
   try {
     return respond(req, n);
   } catch {

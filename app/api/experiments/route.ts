@@ -2,7 +2,8 @@ import { parseBody } from "@/lib/api";
 import { ExperimentError, getDb, listExperiments } from "@/lib/db";
 import { ensureEmbeddedExperimentWorker } from "@/lib/jobs";
 import { createExperimentSchema } from "@/lib/schemas/experiments";
-import { experimentSettingsFromEnv, startExperiment } from "@/lib/services/experiments/run";
+import { resolveCaseSelection, experimentSettingsFromEnv, startExperiment } from "@/lib/services/experiments/run";
+import { chooseEvaluation } from "@/lib/services/experiments/judgeable";
 import { viewerForRequest } from "@/lib/session";
 
 export const dynamic = "force-dynamic";
@@ -15,9 +16,11 @@ export async function GET(req: Request) {
 }
 
 /**
- * POST {name?, methods, attempts (k), seed?, maxCalls?, maxTokens?, cases: {bundleIds} | {filter}}:
- * create an experiment with the server's frozen settings (endpoint, model, evaluator, judge) and
- * queue its attempts. 201 {experiment}; 400 {error, at} for bad input; 503 when no endpoint is set.
+ * POST {name?, methods, attempts (k), seed?, maxCalls?, maxTokens?, evaluator?, judge?, cases: {bundleIds} | {filter}}:
+ * create an experiment with the server's frozen settings (endpoint, model) and the configured
+ * evaluator and reproduction judge chosen by name, and queue its attempts. 201 {experiment};
+ * 400 {error, at} for bad input, including a case the evaluator cannot judge (`at: "$.cases"`,
+ * the message names the cases and the reasons) or no evaluator configured; 503 when no endpoint is set.
  */
 export async function POST(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
@@ -29,7 +32,9 @@ export async function POST(req: Request) {
   try {
     await ensureEmbeddedExperimentWorker();
     const cases = "bundleIds" in body.cases ? { kind: "list" as const, bundleIds: body.cases.bundleIds } : { kind: "filter" as const, filter: body.cases.filter };
-    const experiment = await startExperiment(getDb(), { name: body.name, settings, methods: body.methods, cases, createdById: v.id });
+    // Refused when a case cannot be judged by the chosen evaluator (issue 22 item 2): 400 naming the cases and why.
+    const judged = await chooseEvaluation(getDb(), await resolveCaseSelection(getDb(), cases), { evaluator: body.evaluator, judge: body.judge });
+    const experiment = await startExperiment(getDb(), { name: body.name, settings: { ...settings, ...judged }, methods: body.methods, cases, createdById: v.id });
     return Response.json({ experiment }, { status: 201 });
   } catch (e) {
     if (e instanceof ExperimentError) return Response.json({ error: e.message, at: e.at }, { status: e.code === "not-found" ? 404 : 400 });

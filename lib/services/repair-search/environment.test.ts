@@ -100,10 +100,13 @@ describe("MARS environment over the replay core (calibrated world, scripted sele
       expect(n.state!.finished).toBe(!(b.parent as { rollout?: { stoppedAtLimit: boolean } }).rollout!.stoppedAtLimit);
       liveSteps += n.state!.liveSteps;
     }
-    // One selector and one judge call per iteration (scripted control server: 12 requests), MAS calls = live LLM steps.
-    expect(state.usage.selector.calls).toBe(6);
+    // One selector and one judge call per iteration, plus one selector call per repeated rollback (no
+    // node built for it, issue 22 item 1; scripted control server: 12 requests + repeats), MAS calls = live LLM steps.
+    const repeats = state.coercions.filter((c) => c.includes("repeats child")).length;
+    expect(repeats).toBeGreaterThan(0);
+    expect(state.usage.selector.calls).toBe(6 + repeats);
     expect(state.usage.judge.calls).toBe(6);
-    expect(control.requests).toHaveLength(12);
+    expect(control.requests).toHaveLength(12 + repeats);
     expect(control.requests.filter((r) => r.tools?.length).every((r) => r.temperature === 0.7 && r.tool_choice === "required")).toBe(true);
     expect(control.requests.filter((r) => !r.tools?.length).every((r) => r.temperature === 0.2)).toBe(true);
     expect(state.usage.mas.calls).toBe(liveSteps);

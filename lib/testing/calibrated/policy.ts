@@ -13,6 +13,7 @@
  * call ids included), so recordings are byte-stable.
  */
 import { createHash } from "node:crypto";
+import { isJudgeRequest, isSelectorRequest, scriptedJudgeReply, scriptedSelectorReply } from "../scripted-mars";
 import { messageText, type ChatMessage, type ChatRequest, type ScriptedReply } from "../scripted-openai";
 import { ASSUMED_PRICE, cents, parseTask, unitPriceFor, type CalibratedCategory, type CatalogueItem, type ParsedTask } from "./catalogue.mjs";
 import { classifyGuidance, classifyTaskExtra, DIAGNOSIS_MARKER, type CalibratedTruth, type DecisionPosition, type InjectionClass } from "./truth";
@@ -136,6 +137,9 @@ export function calibratedResponder(o: PolicyOptions): (req: ChatRequest) => Scr
     // The MAS frames the task as "Task: <task>" (+ "\n\nClerk's report:\n…" for the Solver).
     const task = agent ? parseTask(firstUser.replace(/^Task:\s*/, "").split("\n\nClerk's report:")[0]) : null;
 
+    // A MARS selector / judge call (a repair search pointed at this world): the tests' scripted policy, no draw.
+    if (!agent && isSelectorRequest(req)) return scriptedSelectorReply(req);
+    if (!agent && isJudgeRequest(req)) return scriptedJudgeReply(req, "Scripted judge of the calibrated world (no model was called): ");
     if (!agent || !task) return auxReply(msgs, key, req.user);
 
     const item = task.item;
