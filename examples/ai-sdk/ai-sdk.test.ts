@@ -1,0 +1,71 @@
+/**
+ * Vercel AI SDK 6.0.325 + @ai-sdk/openai 3.0.141 (examples/ai-sdk/main.ts): an orchestrator whose
+ * two subagents run in parallel (one step calls both subagent tools), each with in-process tools
+ * (one embeds through /v1/embeddings). Behind `symtrace record` / `replay`, against the seeded
+ * stochastic test model: lanes, tool nodes, replay from every LLM node with the guidance reaching
+ * only the target's subagent, parallel data branches that join, and 10 jittered recordings
+ * (different seeds → different latencies and arrival orders) that all verify.
+ */
+import path from "node:path";
+import { expect, test } from "vitest";
+import { dataReaches, llmRecords, node, pool, readBundle, recordExample, replayFrom, type FrameworkCase } from "../../lib/testing/framework-harness";
+import { startStochasticModel } from "../../lib/testing/stochastic-model";
+import { frameworkSuite } from "../suite";
+
+const agents = { orchestrator: "You plan trips", weather: "You are a weather researcher", guide: "You are a travel guide researcher" };
+const fc: FrameworkCase = { name: "ai-sdk", command: node("examples/ai-sdk/main.ts"), agents, tools: ["researchWeather", "researchSights", "forecast", "searchGuides"] };
+
+frameworkSuite(fc, {
+  seed: 51,
+  isolatedAgents: true,
+  extra: (ctx) => {
+    test("data edges: the two subagents are parallel branches that join in the orchestrator's last call", () => {
+      const b = ctx.bundle();
+      const recs = llmRecords(fc, b);
+      const weather = recs.filter((r) => r.agent === "weather");
+      const guide = recs.filter((r) => r.agent === "guide");
+      const last = recs.at(-1)!;
+      expect(last.agent).toBe("orchestrator");
+      for (const w of weather) for (const g of guide) {
+        expect(dataReaches(b, w.nodeId, g.nodeId), `${w.nodeId} ↛ ${g.nodeId}`).toBe(false);
+        expect(dataReaches(b, g.nodeId, w.nodeId), `${g.nodeId} ↛ ${w.nodeId}`).toBe(false);
+      }
+      expect(dataReaches(b, weather.at(-1)!.nodeId, last.nodeId)).toBe(true);
+      expect(dataReaches(b, guide.at(-1)!.nodeId, last.nodeId)).toBe(true);
+    });
+
+    test("10 jittered recordings: each verifies up to the orchestrator's last call, and guidance at a subagent's second call reaches only that subagent", async () => {
+      const seeds = Array.from({ length: 10 }, (_, i) => 100 + i);
+      const orders = new Set<string>();
+      const failures: string[] = [];
+      await pool(2, seeds.map((seed) => async () => {
+        const m = await startStochasticModel({ seed, latencyMs: [0, 40] });
+        try {
+          const file = path.join(ctx.dir(), `jitter-${seed}.json`);
+          const r = await recordExample(fc, m.url, file);
+          if (r.code !== 0) return void failures.push(`seed ${seed}: record exit ${r.code} ${JSON.stringify(r.output)}`);
+          const b = readBundle(file);
+          const recs = llmRecords(fc, b);
+          orders.add(recs.map((x) => x.agent).join(","));
+          const last = recs.at(-1)!;
+          const pv = await replayFrom(fc, file, last.nodeId, "", null, path.join(ctx.dir(), `jitter-${seed}-pv.json`));
+          const o = pv.output as Record<string, unknown>;
+          if (pv.code !== 0 || o.status !== "prefix-verified" || o.verified !== last.seq) failures.push(`seed ${seed}: prefix to ${last.nodeId} (seq ${last.seq}): exit ${pv.code} ${JSON.stringify({ status: o.status, reason: o.reason, seq: o.seq, message: o.message })}`);
+          const sub = recs.filter((x) => x.agent === (seed % 2 ? "weather" : "guide"))[1];
+          const guidance = `Jitter ${seed}: prefer indoor options.`;
+          const rep = await replayFrom(fc, file, sub.nodeId, guidance, m.url, path.join(ctx.dir(), `jitter-${seed}-g.json`));
+          const ro = rep.output as Record<string, unknown>;
+          if (rep.code !== 0 || ro.status !== "replayed") return void failures.push(`seed ${seed}: replay from ${sub.nodeId} (${sub.agent}): exit ${rep.code} ${JSON.stringify({ status: ro.status, reason: ro.reason, seq: ro.seq, message: ro.message })}`);
+          const got = m.requests.filter((q) => JSON.stringify(q.body).includes(guidance));
+          const wrong = got.filter((q) => !JSON.stringify(q.body).includes(agents[sub.agent as keyof typeof agents]));
+          if (got.length === 0 || wrong.length) failures.push(`seed ${seed}: guidance for ${sub.agent} reached ${got.length} requests, ${wrong.length} of another agent`);
+        } finally {
+          await m.close();
+        }
+      }));
+      expect(failures, failures.join("\n")).toEqual([]);
+      // the jitter did reorder the subagents' calls across recordings
+      expect(orders.size).toBeGreaterThan(1);
+    }, 900_000);
+  },
+});
