@@ -20,9 +20,13 @@ import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
 import { DEFAULT_NORMALIZATION, normalizeRequest } from "./normalize";
 import { appendGuidance, correctionMessage, substitutedResponse } from "./openai";
 import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
+import { applyMasks, compileMasks, type CompiledMask, type MaskedValue } from "./masks";
+import { ReadyTracker, observedSpans } from "./order";
+import { hasInventedIds, producedIds, renameInventedIds } from "./rename";
 import {
   RECORDER_ID,
   TraceBuilder,
+  agentOfRequest,
   agentActionContent,
   llmCallContent,
   taskNodeContent,
@@ -37,6 +41,8 @@ export interface BoundaryCall {
   boundary: Boundary;
   /** LLM: the chat-completions body; tool: `{ tool, arguments }`. Not yet normalized. */
   request: unknown;
+  /** The agent making the call when the transport says (e.g. a header); else read from the request. */
+  agent?: string | null;
 }
 
 /** What the proxy must do with a boundary request. */
@@ -72,7 +78,7 @@ export type Step =
   | { kind: "stopped"; status: "rollout-limit"; verified: number; liveLlm: number; target: TargetResolution | null };
 
 /** Why replay stopped at the first divergence. */
-export type DivergenceReason = "content" | "extra-call" | "missing-call" | "recording-exhausted" | "node-hash";
+export type DivergenceReason = "content" | "extra-call" | "missing-call" | "reordered" | "recording-exhausted" | "node-hash";
 
 /** Recorded neighbour of the divergent position. */
 export interface RecordSummary {
@@ -105,6 +111,12 @@ export interface DivergenceReport {
   neighbours: { previous: RecordSummary | null; next: RecordSummary | null };
   /** Records matched before the divergence. */
   verified: number;
+  /**
+   * What was masked or renamed in the divergent request before hashing (issue 21 item 5:
+   * `config.replay.masks` and client-invented ids); present only when the bundle has masks or
+   * invented ids.
+   */
+  masked?: MaskedValue[];
 }
 
 /** Session surface the proxy uses (record and replay alike). */
@@ -257,8 +269,10 @@ export interface ReplaySessionOptions {
 /** Per-record precomputation. */
 interface RecInfo {
   rec: BoundaryRecord;
-  /** Index of the last record of its parallel group (itself when not grouped). */
-  groupEnd: number;
+  /** Hash matched against: `requestHash`, or the hash after masks and id renaming. */
+  matchHash: string;
+  /** Agent of the record's node (null when unknown). */
+  agent: string | null;
   /** Companion node (agent_action / tool_result) materialized from the response. */
   companion: BundleNode | null;
   guidance: string | null;
@@ -285,8 +299,19 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   private readonly infos: RecInfo[];
   private readonly nodeById: Map<string, BundleNode>;
   private readonly checkNodes: boolean;
-  private j = 0;
-  private groupDone = new Set<number>();
+  /** Served records and which may be served next (the observed partial order, order.ts). */
+  private readonly ready: ReadyTracker;
+  /** matchHash -> seqs (ascending). */
+  private readonly byHash = new Map<string, number[]>();
+  /** Distinct `meta.guidance` of the records (former targets; usually none). */
+  private readonly guidances: string[];
+  private readonly masks: CompiledMask[];
+  /** Ids produced by recorded responses, when some recorded request has client-invented ids; else null (no renaming). */
+  private readonly produced: Set<string> | null;
+  /** Every masked / renamed value of the requests served so far (`maskReport`). */
+  private readonly maskHits: MaskedValue[] = [];
+  /** The source has no `meta.observed` (total order of seq, parallel tool groups as sets). */
+  private readonly legacyOrder: boolean;
   private state: "replaying" | "live" | "diverged" | "stopped" = "replaying";
   private stopStep: Extract<Step, { kind: "stopped" }> | null = null;
   private liveLlm = 0;
@@ -321,20 +346,29 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const companionType: Record<Boundary, NodeType> = { llm: "agent_action", tool: "tool_result" };
     const dataOut = new Map<string, string[]>();
     for (const e of s.graph.edges) if (e.kind === "data") (dataOut.get(e.from) ?? dataOut.set(e.from, []).get(e.from)!).push(e.to);
-    const n = s.records.length;
+    this.masks = compileMasks((s.config.replay as Record<string, unknown> | null | undefined)?.masks);
+    let produced: Set<string> | null = null;
+    if (s.records.some((r) => r.boundary === "llm")) {
+      const ids = producedIds(s.records);
+      if (s.records.some((r) => r.boundary === "llm" && hasInventedIds(r.request, ids))) produced = ids;
+    }
+    this.produced = produced;
+    const transforms = this.masks.length > 0 || produced !== null;
+    const guidances = new Set<string>();
     this.infos = s.records.map((rec) => {
       const comp = (dataOut.get(rec.nodeId) ?? []).map((id) => this.nodeById.get(id)).find((x) => x?.type === companionType[rec.boundary]) ?? null;
       const g = typeof rec.meta?.guidance === "string" ? (rec.meta.guidance as string) : null;
-      return { rec, groupEnd: rec.seq, companion: comp, guidance: g };
+      if (g !== null) guidances.add(g);
+      const matchHash = transforms ? hashRequest(this.transform(rec.boundary, rec.request, null)) : rec.requestHash;
+      const list = this.byHash.get(matchHash);
+      if (list) list.push(rec.seq);
+      else this.byHash.set(matchHash, [rec.seq]);
+      return { rec, matchHash, agent: this.nodeById.get(rec.nodeId)?.agent ?? null, companion: comp, guidance: g };
     });
-    for (let i = 0; i < n; i++) {
-      const grp = s.records[i].meta?.parallelGroup;
-      if (s.records[i].boundary !== "tool" || typeof grp !== "string") continue;
-      let e = i;
-      while (e + 1 < n && s.records[e + 1].boundary === "tool" && s.records[e + 1].meta?.parallelGroup === grp) e++;
-      for (let k = i; k <= e; k++) this.infos[k].groupEnd = e;
-      i = e;
-    }
+    this.guidances = [...guidances];
+    const spans = observedSpans(s.records);
+    this.ready = new ReadyTracker(spans.spans);
+    this.legacyOrder = spans.synthesized;
     // The live suffix: new node ids continue after the source's, and the target's dependencies on
     // prefix nodes are the source's edges into the target node.
     const startIndex: Partial<Record<NodeType, number>> = {};
@@ -362,7 +396,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         }
       }
     }
-    this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction });
+    let startTick = 0;
+    for (const sp of this.ready.spans) startTick = Math.max(startTick, sp.start + 1, Number.isFinite(sp.end) ? sp.end + 1 : 0);
+    this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction, startTick });
   }
 
   /** Records served so far (matched and verified). */
@@ -395,6 +431,15 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return this.state;
   }
 
+  /**
+   * What masks and id renaming changed in the requests matched so far (issue 21 item 5), or null
+   * when the bundle declares no masks and has no client-invented ids (nothing is relaxed).
+   */
+  get maskReport(): { masks: number; renamedIds: boolean; masked: MaskedValue[] } | null {
+    if (!this.transforms) return null;
+    return { masks: this.masks.length, renamedIds: this.produced !== null, masked: [...this.maskHits] };
+  }
+
   /** The first divergence, once one happened. */
   get report(): DivergenceReport | null {
     return this.divergence;
@@ -418,7 +463,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
           try {
             forward = appendGuidance(call.request, this.opts.guidance);
           } catch (e) {
-            return this.diverge(this.j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+            return this.diverge(this.source.records.length, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
           }
           const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization), { guidance: this.opts.guidance });
           return { kind: "live", ticket, forward, isTarget: true, nodeId };
@@ -429,15 +474,28 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
     }
     const R = this.source.records;
-    const j = this.j;
     // Continue mode: the whole recording was served; everything after it is live.
-    if (this.opts.continueAtEnd && j >= R.length && this.groupDone.size === 0) {
+    if (this.opts.continueAtEnd && this.ready.count >= R.length) {
       this.state = "live";
       this.continuing = true;
       return this.begin(call);
     }
-    // The target boundary (only when no parallel group is open, which it cannot be: the target is an llm record).
-    if (this.target && j === this.target.seq && this.groupDone.size === 0 && call.boundary === "llm") {
+    const hits: MaskedValue[] | null = this.transforms ? [] : null;
+    const h = this.hashOf(call, null, hits);
+    let k = this.findReady(h, call.boundary);
+    let gh = h;
+    for (let gi = 0; k < 0 && gi < this.guidances.length; gi++) {
+      gh = this.hashOf(call, this.guidances[gi], null);
+      k = this.findReady(gh, call.boundary);
+    }
+    // The target boundary: identified by content (its request) and agent, never by position alone.
+    if (this.target && k === this.target.seq) {
+      const callAgent = call.agent ?? agentOfRequest(call.request);
+      const recAgent = this.infos[k].agent;
+      if (callAgent && recAgent && callAgent !== recAgent) {
+        return this.diverge(k, call, gh, "content", `the target's request came from agent "${callAgent}", the recording's from "${recAgent}"`, undefined, hits);
+      }
+      if (hits) this.maskHits.push(...hits);
       if (this.opts.stopAtTarget) {
         this.state = "stopped";
         return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target };
@@ -449,7 +507,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         try {
           forward = appendGuidance(call.request, g);
         } catch (e) {
-          return this.diverge(j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+          return this.diverge(k, call, h, "content", (e as Error).message, undefined, hits);
         }
       }
       const normalized = normalizeRequest("llm", forward, this.normalization);
@@ -458,43 +516,67 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       const { ticket, nodeId } = this.startLive(call, normalized, g ? { guidance: g } : {});
       return { kind: "live", ticket, forward, isTarget: true, nodeId };
     }
-    if (j >= R.length) {
-      return this.diverge(j, call, this.hashOf(call, null), "recording-exhausted");
+    if (k < 0) return this.mismatch(call, h, hits);
+    const step = this.serve(k, call, gh);
+    if (step.kind === "recorded") {
+      this.ready.serve(k);
+      if (hits) this.maskHits.push(...hits);
     }
-    const info = this.infos[j];
-    // A parallel group: match any not-yet-served member by hash.
-    if (info.groupEnd > j) {
-      const h = this.hashOf(call, null);
-      let hit = -1;
-      if (call.boundary === "tool") {
-        for (let k = j; k <= info.groupEnd; k++) {
-          if (!this.groupDone.has(k) && R[k].requestHash === h) {
-            hit = k;
-            break;
-          }
-        }
-      }
-      if (hit < 0) {
-        let exp = j;
-        while (this.groupDone.has(exp)) exp++;
-        return this.diverge(exp, call, h, call.boundary === "tool" ? "content" : "missing-call");
-      }
-      const step = this.serve(hit, call, h);
-      if (step.kind !== "recorded") return step;
-      this.groupDone.add(hit);
-      if (this.groupDone.size === info.groupEnd - j + 1) {
-        this.groupDone.clear();
-        this.j = info.groupEnd + 1;
-      }
-      return step;
-    }
-    const h = this.hashOf(call, info.guidance);
-    if (call.boundary !== info.rec.boundary || h !== info.rec.requestHash) {
-      return this.diverge(j, call, h, call.boundary !== info.rec.boundary ? "extra-call" : "content");
-    }
-    const step = this.serve(j, call, h);
-    if (step.kind === "recorded") this.j = j + 1;
     return step;
+  }
+
+  /** True when masks or id renaming apply (else requests are hashed as normalized). */
+  private get transforms(): boolean {
+    return this.masks.length > 0 || this.produced !== null;
+  }
+
+  /** Masks and id renaming of a normalized request (identity when the bundle needs neither). */
+  private transform(boundary: Boundary, normalized: unknown, hits: MaskedValue[] | null): unknown {
+    let v = normalized;
+    if (this.produced && boundary === "llm") v = renameInventedIds(v, this.produced, hits);
+    if (this.masks.length) v = applyMasks(v, this.masks, boundary, hits);
+    return v;
+  }
+
+  /** The lowest-seq ready (unserved, predecessors served) record of this boundary with this match hash, or -1. */
+  private findReady(h: string, boundary: Boundary): number {
+    const list = this.byHash.get(h);
+    if (!list) return -1;
+    for (const k of list) if (this.infos[k].rec.boundary === boundary && this.ready.isReady(k)) return k;
+    return -1;
+  }
+
+  /**
+   * No ready record matches: name the first divergence.
+   *   - the request equals an unserved record whose recorded predecessors are not all served:
+   *     `missing-call` ("skipped") when one of those predecessors is the same agent's (the agent went
+   *     past a call it made), else `reordered` (it overtook another agent's call that had completed
+   *     before it began in the recording);
+   *   - else against the closest ready record (same boundary and agent, then same boundary, then
+   *     any): `content` (same boundary) or `extra-call`; `recording-exhausted` when all are served.
+   */
+  private mismatch(call: BoundaryCall, h: string, hits: MaskedValue[] | null): Step {
+    const hashes = [h, ...this.guidances.map((g) => this.hashOf(call, g, null))];
+    for (const hh of hashes) {
+      const m = (this.byHash.get(hh) ?? []).find((x) => this.infos[x].rec.boundary === call.boundary && !this.ready.isServed(x));
+      if (m === undefined) continue;
+      const preds = this.ready.unservedPredecessors(m);
+      const agent = this.infos[m].agent;
+      const own = preds.find((p) => this.infos[p].agent === agent);
+      if (own !== undefined) return this.diverge(own, call, hh, "missing-call", undefined, undefined, hits, m);
+      return this.diverge(preds[0] ?? m, call, hh, "reordered", undefined, undefined, hits, m);
+    }
+    const readyList = this.ready.readyRecords();
+    if (readyList.length === 0) {
+      const first = this.ready.firstUnserved();
+      return this.diverge(first < 0 ? this.source.records.length : first, call, h, first < 0 ? "recording-exhausted" : "content", undefined, undefined, hits);
+    }
+    const agent = call.agent ?? (call.boundary === "llm" ? agentOfRequest(call.request) : null);
+    const exp =
+      readyList.find((x) => this.infos[x].rec.boundary === call.boundary && (agent === null || this.infos[x].agent === agent)) ??
+      readyList.find((x) => this.infos[x].rec.boundary === call.boundary) ??
+      readyList[0];
+    return this.diverge(exp, call, h, this.infos[exp].rec.boundary === call.boundary ? "content" : "extra-call", undefined, undefined, hits);
   }
 
   /** The target boundary answered by the correction: recorded as a completed llm record, served as a response. */
@@ -510,7 +592,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return { kind: "substituted", seq: this.target!.seq, nodeId, response, httpStatus: 200 };
   }
 
-  private hashOf(call: BoundaryCall, guidance: string | null): string {
+  private hashOf(call: BoundaryCall, guidance: string | null, hits: MaskedValue[] | null = null): string {
     let req = call.request;
     if (guidance !== null) {
       try {
@@ -519,7 +601,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         /* not a chat request: hashed as is, and it will not match */
       }
     }
-    return hashRequest(normalizeRequest(call.boundary, req, this.normalization));
+    const normalized = normalizeRequest(call.boundary, req, this.normalization);
+    return hashRequest(this.transforms ? this.transform(call.boundary, normalized, hits) : normalized);
   }
 
   /** Return records[k].response after checking the materialized nodes (Algorithm 2 line 15). */
@@ -529,7 +612,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const httpStatus = typeof rec.meta?.httpStatus === "number" ? (rec.meta.httpStatus as number) : 200;
     if (this.checkNodes) {
       const outcome: BoundaryOutcome = { response: rec.response, httpStatus };
-      const own = rec.boundary === "llm" ? llmCallContent(rec.request, h, outcome) : toolCallContent(rec.request);
+      const own = rec.boundary === "llm" ? llmCallContent(rec.request, rec.requestHash, outcome) : toolCallContent(rec.request);
       const comp = rec.boundary === "llm" ? agentActionContent(rec.response) : toolResultContent(outcome);
       const checks: [BundleNode | null | undefined, unknown][] = [[this.nodeById.get(rec.nodeId), own]];
       if (info.companion || comp !== null) checks.push([info.companion, comp]);
@@ -541,7 +624,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         this.nodeChecks++;
       }
     }
-    if (k === 0 && this.checkNodes && this.source.task.prompt) {
+    if (this.matched === 0 && this.checkNodes && this.source.task.prompt) {
       const t = this.source.graph.nodes.find((n) => n.id === "task_0000");
       if (t && t.contentHash !== hashContent(taskNodeContent(this.source.task.prompt))) {
         return this.diverge(k, call, h, "node-hash", undefined, { node: t, content: taskNodeContent(this.source.task.prompt), actual: hashContent(taskNodeContent(this.source.task.prompt)) });
@@ -566,26 +649,30 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     reason: DivergenceReason,
     why?: string,
     node?: { node: BundleNode | null; content: unknown; actual: string },
+    hits: MaskedValue[] | null = null,
+    equals?: number,
   ): Step {
     const R = this.source.records;
     const rec = R[j] ?? null;
-    let r = reason;
-    // Diagnosis only (never used to serve): the MAS skipped recorded calls when its request equals a later record.
-    if ((r === "content" || r === "extra-call") && R.slice(j + 1, j + 9).some((x) => x.requestHash === actualHash)) r = "missing-call";
-    const actualReq = normalizeRequest(call.boundary, call.request, this.normalization);
+    const r = reason;
+    const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+    const actualReq = this.transforms ? this.transform(call.boundary, normalized, null) : normalized;
     let diff: PointerDiff[] = [];
     let message: string;
     const where = rec ? `seq ${j} (${rec.nodeId}, ${rec.boundary})` : `seq ${j}`;
+    const eq = equals !== undefined ? R[equals] : undefined;
     if (r === "node-hash" && node) {
       diff = pointerDiff(node.node?.content ?? null, node.content);
       message = `${where}: the materialized node ${node.node?.id ?? "(missing companion node)"} has content hash ${node.actual}, the source has ${node.node?.contentHash ?? "none"}: ${describeDiff(diff)}`;
     } else if (r === "recording-exhausted") {
       message = `${where}: the recording is exhausted (${R.length} records) but the MAS made another ${call.boundary} request`;
     } else {
-      diff = rec ? pointerDiff(rec.request, actualReq) : [];
-      const later = R.slice(j + 1, j + 9).find((x) => x.requestHash === actualHash);
-      if (r === "missing-call" && later) {
-        message = `${where}: missing call: the MAS skipped the recorded ${rec?.boundary} request; its request equals seq ${later.seq} (${later.nodeId})`;
+      diff = rec ? pointerDiff(this.transforms ? this.transform(rec.boundary, rec.request, null) : rec.request, actualReq) : [];
+      const agentOf = (k: number) => (this.infos[k]?.agent ? ` of agent ${this.infos[k].agent}` : "");
+      if (r === "missing-call" && eq) {
+        message = `${where}: missing call: the MAS skipped the recorded ${rec?.boundary} request${agentOf(j)}; its request equals seq ${eq.seq} (${eq.nodeId})`;
+      } else if (r === "reordered" && eq) {
+        message = `${where}: reordered: the ${call.boundary} request equals seq ${eq.seq} (${eq.nodeId}${agentOf(eq.seq)}), which began after seq ${j}${agentOf(j)} had completed in the recording; it arrived before it`;
       } else if (r === "missing-call") {
         message = `${where}: missing call: the recording expects this ${rec?.boundary} request but the MAS ${call.boundary === "llm" ? "made an LLM request instead" : "made a different request"}: ${describeDiff(diff)}`;
       } else if (r === "extra-call") {
@@ -603,11 +690,12 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       message,
       expected: rec ? { boundary: rec.boundary, requestHash: rec.requestHash, ...(node ? { nodeHash: node.node?.contentHash } : {}) } : null,
       actual: { boundary: call.boundary, requestHash: actualHash, ...(node ? { nodeHash: node.actual } : {}) },
-      expectedHash: node ? (node.node?.contentHash ?? null) : (rec?.requestHash ?? null),
+      expectedHash: node ? (node.node?.contentHash ?? null) : rec ? (this.transforms ? this.infos[j].matchHash : rec.requestHash) : null,
       actualHash: node ? node.actual : actualHash,
       diff,
       neighbours: { previous: this.summary(j - 1), next: this.summary(j + 1) },
       verified: this.matched,
+      ...(this.transforms ? { masked: hits ?? [] } : {}),
     };
     this.state = "diverged";
     return { kind: "diverged", report: this.divergence };
@@ -622,9 +710,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     if (this.state === "diverged") return this.divergence;
     if (this.state !== "replaying") return null;
     const R = this.source.records;
-    if (!this.target && this.j >= R.length && this.groupDone.size === 0) return null; // also continue mode that never went live
-    let j = this.j;
-    while (this.groupDone.has(j)) j++;
+    if (!this.target && this.ready.count >= R.length) return null; // also continue mode that never went live
+    const j = this.ready.readyRecords()[0] ?? this.ready.firstUnserved();
     const rec = R[j];
     const message = `seq ${j}${rec ? ` (${rec.nodeId}, ${rec.boundary})` : ""}: missing call: the MAS ended but the recording expects another ${rec?.boundary ?? "boundary"} request${this.target ? ` before the target ${this.target.boundaryNodeId} (seq ${this.target.seq})` : ""}`;
     this.divergence = {
@@ -647,6 +734,30 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   }
 
   /**
+   * Prefix node ids (source order) of a replay of a concurrent recording: the nodes of served
+   * records and their companions, and the nodes of no record that lie before the target (not
+   * final_result) and depend on no left-out node.
+   */
+  private servedPrefixOrder(tpos: number): string[] {
+    const s = this.source;
+    const owner = new Map<string, number>();
+    for (const info of this.infos) {
+      owner.set(info.rec.nodeId, info.rec.seq);
+      if (info.companion) owner.set(info.companion.id, info.rec.seq);
+    }
+    const into = new Map<string, string[]>();
+    for (const e of s.graph.edges) (into.get(e.to) ?? into.set(e.to, []).get(e.to)!).push(e.from);
+    const keep = new Set<string>();
+    s.order.forEach((id, i) => {
+      const o = owner.get(id);
+      if (o !== undefined) {
+        if (this.ready.isServed(o)) keep.add(id);
+      } else if (i < tpos && this.nodeById.get(id)?.type !== "final_result" && (into.get(id) ?? []).every((f) => keep.has(f))) keep.add(id);
+    });
+    return s.order.filter((id) => keep.has(id));
+  }
+
+  /**
    * The output bundle (spec §Replay step 3): prefix nodes (source nodes before the target's
    * boundary node in O), their edges and records kept with ids and hashes; the live suffix as
    * new nodes; `parent = { bundleId, targetNodeId, guidance, mode: "selective", boundaryNodeId,
@@ -664,18 +775,24 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   toBundle(end: { id: string; final?: unknown; runner?: { name?: string; command: string[]; env?: Record<string, string> } }): ReplayBundle {
     const limited = this.state === "stopped" && this.stopStep?.status === "rollout-limit";
     if (!this.target && !this.opts.continueAtEnd) throw new Error("toBundle needs a target (selective replay) or continueAtEnd");
-    const continuedNothing = !!this.opts.continueAtEnd && this.state === "replaying" && this.j >= this.source.records.length;
+    const continuedNothing = !!this.opts.continueAtEnd && this.state === "replaying" && this.ready.count >= this.source.records.length;
     if (this.state !== "live" && !limited && !continuedNothing) throw new Error(`no replay bundle: the session is ${this.state}, not live`);
     // A run stopped at the rollout limit has not ended: no final_result node.
     if (!limited) this.builder.finish(end.final);
     const s = this.source;
     const tpos = this.target ? s.order.indexOf(this.target.boundaryNodeId) : s.order.length;
     // Continue mode: the run goes on, so the source's own end (a final_result) is not part of the prefix.
-    const prefixOrder = this.target ? s.order.slice(0, tpos) : s.order.filter((id) => this.nodeById.get(id)?.type !== "final_result");
+    let prefixOrder = this.target ? s.order.slice(0, tpos) : s.order.filter((id) => this.nodeById.get(id)?.type !== "final_result");
+    let prefixRecords = s.records.slice(0, this.target ? this.target.seq : s.records.length).map((r) => ({ ...r }));
+    if (this.target && !this.legacyOrder) {
+      // Concurrent recording: the prefix is what was served (a concurrent sibling's later record may
+      // be in it, a slower sibling's earlier one not), plus the record-less nodes before the target.
+      prefixOrder = this.servedPrefixOrder(tpos);
+      prefixRecords = s.records.filter((r) => this.ready.isServed(r.seq)).map((r) => ({ ...r }));
+    }
     const prefix = new Set(prefixOrder);
     const prefixNodes = prefixOrder.map((id) => this.nodeById.get(id)!);
     const prefixEdges: BundleEdge[] = s.graph.edges.filter((e) => prefix.has(e.from) && prefix.has(e.to));
-    const prefixRecords = s.records.slice(0, this.target ? this.target.seq : s.records.length).map((r) => ({ ...r }));
     const config = {
       ...s.config,
       ...(end.runner ? { runner: end.runner } : {}),
@@ -697,7 +814,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       initialState,
       config,
       nodes: [...prefixNodes, ...this.builder.nodes],
-      edges: [...prefixEdges, ...this.builder.edges],
+      edges: [...prefixEdges, ...this.builder.edges.filter((e) => prefix.has(e.from) || !this.nodeById.has(e.from))],
       order: [...prefixOrder, ...this.builder.nodes.map((n) => n.id as string)],
       records: [...prefixRecords, ...this.builder.records],
       extra,

@@ -107,6 +107,8 @@ export interface TraceBuilderOptions {
   lastAction?: string | null;
   /** Agent name put on every node (optional). */
   agent?: string;
+  /** First observed-order tick (replay: after the source's last; lib/replay/order.ts). */
+  startTick?: number;
 }
 
 /** A boundary event begun but not completed yet. */
@@ -133,8 +135,11 @@ export class TraceBuilder {
   private taskNode: string | null = null;
   private llmCount = 0;
   private readonly byId = new Map<string, NodeDraft>();
+  /** Observed-order clock: advances at every boundary begin and end (`meta.observed`, order.ts). */
+  private tick: number;
 
   constructor(private readonly opts: TraceBuilderOptions = {}) {
+    this.tick = opts.startTick ?? 0;
     this.index = { ...(opts.startIndex ?? {}) };
     this.lastAction = opts.lastAction ?? null;
     this.firstLlmDeps = opts.firstLlmDeps;
@@ -185,7 +190,7 @@ export class TraceBuilder {
     }
     this.unconsumed = [];
     this.llmCount++;
-    this.records.push({ nodeId: id, boundary: "llm", request, response: null, meta });
+    this.records.push({ nodeId: id, boundary: "llm", request, response: null, meta: { ...meta, observed: { start: this.tick++ } } });
     return { boundary: "llm", nodeId: id, recordIndex: this.records.length - 1 };
   }
 
@@ -193,7 +198,7 @@ export class TraceBuilder {
   completeLlm(ev: OpenEvent, requestHash: string, outcome: BoundaryOutcome): void {
     const rec = this.records[ev.recordIndex];
     rec.response = outcome.response;
-    rec.meta = { ...(rec.meta ?? {}), ...outcomeMeta(outcome) };
+    rec.meta = { ...ended(rec.meta, this.tick++), ...outcomeMeta(outcome) };
     const node = this.byId.get(ev.nodeId)!;
     node.content = llmCallContent(rec.request, requestHash, outcome);
     if (outcome.error) {
@@ -240,7 +245,7 @@ export class TraceBuilder {
     } else if (this.lastAction ?? this.taskNode) {
       this.edge((this.lastAction ?? this.taskNode)!, id, "control");
     }
-    this.records.push({ nodeId: id, boundary: "tool", request, response: null, meta });
+    this.records.push({ nodeId: id, boundary: "tool", request, response: null, meta: { ...meta, observed: { start: this.tick++ } } });
     return { boundary: "tool", nodeId: id, recordIndex: this.records.length - 1 };
   }
 
@@ -248,7 +253,7 @@ export class TraceBuilder {
   completeTool(ev: OpenEvent, outcome: BoundaryOutcome): string {
     const rec = this.records[ev.recordIndex];
     rec.response = outcome.response;
-    rec.meta = { ...(rec.meta ?? {}), ...outcomeMeta(outcome) };
+    rec.meta = { ...ended(rec.meta, this.tick++), ...outcomeMeta(outcome) };
     const id = this.nextId("tool_result");
     const failed = !!outcome.error || (outcome.httpStatus ?? 200) >= 400;
     this.add({
@@ -281,6 +286,13 @@ export class TraceBuilder {
 /** Content of the task node. */
 export function taskNodeContent(prompt: string): unknown {
   return { role: "user", text: prompt };
+}
+
+/** The record's `meta.observed` with its end tick (order.ts). */
+function ended(meta: unknown, tick: number): Rec {
+  const m = isRec(meta) ? meta : {};
+  const o = isRec(m.observed) ? m.observed : {};
+  return { ...m, observed: { ...o, end: tick } };
 }
 
 function outcomeMeta(o: BoundaryOutcome): Rec {
