@@ -26,3 +26,8 @@ export type { BoundaryOutcome, OpenEvent, TraceBuilderOptions } from "./trace";
 export { fastCanonicalJson, fastHash } from "./canonical";
 export { alignSuffix, finalAnswer, finalAnswerText, interventionNodeId, resolveOutcomes, summarizeContent, SUMMARY_CHARS } from "./compare";
 export type { AlignedRow, FinalAnswer, ResolvedOutcome, SuffixAlignment, SuffixMarker, SuffixNode, Verdict } from "./compare";
+export { compileMasks, applyMasks, MaskError, MASKED } from "./masks";
+export type { ReplayMask, CompiledMask, MaskedValue } from "./masks";
+export { producedIds, renameInventedIds, hasInventedIds, ID_KEYS } from "./rename";
+export { observedSpans, ReadyTracker } from "./order";
+export type { ObservedSpan } from "./order";

@@ -186,11 +186,12 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
   readonly mode = "record" as const;
   private readonly normalization: string;
 
-  /** @throws Error for an unknown normalization name */
+  /** @throws Error for an unknown normalization name; MaskError for a malformed `config.replay.masks` */
   constructor(private readonly opts: RecordSessionOptions) {
     super();
     this.normalization = opts.normalization ?? DEFAULT_NORMALIZATION;
     normalizeRequest("llm", {}, this.normalization);
+    compileMasks((opts.config?.replay as Record<string, unknown> | null | undefined)?.masks);
     this.builder = new TraceBuilder();
     if (opts.task.prompt) this.builder.addTask(opts.task.prompt);
   }
