@@ -8,4 +8,4 @@ import { frameworkSuite } from "../suite";
 
 const agents = { assistant: "Use the tools to answer questions about places" };
 frameworkSuite({ name: "anthropic", command: node("examples/anthropic/main.ts"), agents, tools: ["get_weather", "get_time"] }, { seed: 31 });
-frameworkSuite({ name: "anthropic-stream", command: node("examples/anthropic/main.ts", "--stream"), agents, tools: ["get_weather", "get_time"] }, { seed: 32 });
+frameworkSuite({ name: "anthropic-stream", command: node("examples/anthropic/main.ts", "--stream"), agents, tools: ["get_weather", "get_time"] }, { seed: 32, runs: 1 });
