@@ -30,6 +30,7 @@ export interface SuiteOptions {
 
 export interface SuiteContext {
   model: () => StochasticModel;
+  live: () => StochasticModel;
   bundle: () => ReplayBundle;
   file: () => string;
   dir: () => string;
@@ -42,6 +43,8 @@ const carrying = (m: StochasticModel, text: string) => m.requests.filter((r) => 
 export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): void {
   const runs = Number(process.env.SYMTRACE_FRAMEWORK_RUNS ?? opts.runs ?? 3);
   let model: StochasticModel;
+  /** The live upstream of replays: another instance, so it never saw the recorded responses (ids, stored Responses). */
+  let live: StochasticModel;
   let db: Db;
   let dir: string;
   let file: string;
@@ -59,6 +62,7 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
       process.env.ANTHROPIC_API_KEY = "symtrace-test-key";
       process.env.OPENAI_AGENTS_DISABLE_TRACING = "1";
       model = await startStochasticModel({ seed: opts.seed ?? 7 });
+      live = await startStochasticModel({ seed: (opts.seed ?? 7) + 1000 });
       if (opts.setup) {
         const s = await opts.setup();
         stop = s.stop;
@@ -75,6 +79,7 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
       await db?.$disconnect();
       await stop?.();
       await model?.close();
+      await live?.close();
     });
 
     test("records: exit 0 with ok, a valid bundle v1, every model call recorded", () => {
@@ -120,7 +125,7 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
         Array.from({ length: runs }, (_, run) => async () => {
           const guidance = `Guidance ${base.name} seq ${t.seq} run ${run}: double-check the numbers.`;
           const out = path.join(dir, `replay-${t.seq}-${run}.json`);
-          const r = await replayFrom(fc, file, t.nodeId, guidance, model.url, out);
+          const r = await replayFrom(fc, file, t.nodeId, guidance, live.url, out);
           return { t, run, guidance, out, r };
         }),
       );
@@ -137,7 +142,7 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
         expect(b.parent, where).toMatchObject({ bundleId: bundle.id, targetNodeId: t.nodeId, guidance });
         expect(b.records.slice(0, t.seq), where).toEqual(bundle.records.slice(0, t.seq));
         // The guidance went into the target's own request, and (for isolated agents) no other agent's.
-        const got = carrying(model, guidance);
+        const got = carrying(live, guidance);
         expect(got.length, `${where}: a request carrying the guidance`).toBeGreaterThanOrEqual(1);
         expect(frameworkAgentOf(fc, got[0].body), `${where}: first request with the guidance`).toBe(t.agent);
         expect(systemText(got[0].body), where).toBe(systemText(t.request));
@@ -146,6 +151,6 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
       expect(failures, failures.join("\n")).toEqual([]);
     }, 600_000);
 
-    opts.extra?.({ model: () => model, bundle: () => bundle, file: () => file, dir: () => dir, fc: () => fc });
+    opts.extra?.({ model: () => model, live: () => live, bundle: () => bundle, file: () => file, dir: () => dir, fc: () => fc });
   });
 }

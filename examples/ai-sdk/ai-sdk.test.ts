@@ -42,6 +42,7 @@ frameworkSuite(fc, {
       const failures: string[] = [];
       await pool(2, seeds.map((seed) => async () => {
         const m = await startStochasticModel({ seed, latencyMs: [0, 40] });
+        const live = await startStochasticModel({ seed: seed + 1000 });
         try {
           const file = path.join(ctx.dir(), `jitter-${seed}.json`);
           const r = await recordExample(fc, m.url, file);
@@ -54,14 +55,15 @@ frameworkSuite(fc, {
           if (seconds.length !== 2) return void failures.push(`seed ${seed}: expected two calls per subagent, got ${recs.map((x) => x.agent).join(",")}`);
           const sub = seconds.sort((a, b) => b.seq - a.seq)[0];
           const guidance = `Jitter ${seed}: prefer indoor options.`;
-          const rep = await replayFrom(fc, file, sub.nodeId, guidance, m.url, path.join(ctx.dir(), `jitter-${seed}-g.json`));
+          const rep = await replayFrom(fc, file, sub.nodeId, guidance, live.url, path.join(ctx.dir(), `jitter-${seed}-g.json`));
           const ro = rep.output as Record<string, unknown>;
           if (rep.code !== 0 || ro.status !== "replayed" || ro.verified !== sub.seq) return void failures.push(`seed ${seed}: replay from ${sub.nodeId} (seq ${sub.seq}, ${sub.agent}): exit ${rep.code} ${JSON.stringify({ status: ro.status, reason: ro.reason, seq: ro.seq, verified: ro.verified, message: ro.message })}`);
-          const got = m.requests.filter((q) => JSON.stringify(q.body).includes(guidance));
+          const got = live.requests.filter((q) => JSON.stringify(q.body).includes(guidance));
           const wrong = got.filter((q) => !JSON.stringify(q.body).includes(agents[sub.agent as keyof typeof agents]));
           if (got.length === 0 || wrong.length) failures.push(`seed ${seed}: guidance for ${sub.agent} reached ${got.length} requests, ${wrong.length} of another agent`);
         } finally {
           await m.close();
+          await live.close();
         }
       }));
       expect(failures, failures.join("\n")).toEqual([]);
