@@ -17,8 +17,10 @@ import {
 } from "../bundle";
 import { fastHash as hashContent, fastHash as hashRequest } from "./canonical";
 import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
-import { DEFAULT_NORMALIZATION, normalizeRequest } from "./normalize";
-import { appendGuidance, correctionMessage, substitutedResponse } from "./openai";
+import { DEFAULT_NORMALIZATION, PROTOCOL_NORMALIZATIONS, normalizeRequest } from "./normalize";
+import { correctionMessage, substitutedResponse } from "./openai";
+import { appendGuidanceFor as appendGuidanceOf, recordProtocol, toolResultAt, type ProtocolName } from "./protocols";
+import { expandPreviousResponse, responsesIdOf, type RecordedExchange } from "./responses";
 import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
 import {
   RECORDER_ID,
@@ -35,9 +37,30 @@ import {
 /** One boundary request as the MAS made it. */
 export interface BoundaryCall {
   boundary: Boundary;
-  /** LLM: the chat-completions body; tool: `{ tool, arguments }`. Not yet normalized. */
+  /** LLM: the chat-completions (or other protocol's) body; tool: `{ tool, arguments }`. Not yet normalized. */
   request: unknown;
+  /** LLM: the provider protocol of the route (default openai-chat; protocols.ts). Stored as record `meta.protocol` when not chat. */
+  protocol?: ProtocolName;
+  /** The `x-symtrace-agent` header, when the MAS sent one (agents.ts rule 1; not hashed). */
+  agent?: string | null;
 }
+
+/**
+ * `config.replay.protocols`: the named normalization of every non-chat protocol the records use
+ * (`{ "openai-responses": "openai-responses-v1", ... }`); nothing when all are chat.
+ */
+function protocolsOf(records: readonly unknown[], bundleNormalization: string): { protocols?: Record<string, string> } {
+  const out: Record<string, string> = {};
+  for (const r of records as { boundary?: unknown; meta?: unknown }[]) {
+    const p = r.boundary === "llm" ? recordProtocol(r) : "openai-chat";
+    if (p !== "openai-chat") out[p] = bundleNormalization === "none" ? "none" : PROTOCOL_NORMALIZATIONS[p];
+  }
+  return Object.keys(out).length ? { protocols: out } : {};
+}
+
+/** q ⊕ Δ in the call's protocol. */
+const appendGuidance = <T>(request: T, guidance: string, protocol?: string | null): T => appendGuidanceOf(request, guidance, protocol);
+const protoMeta = (call: BoundaryCall): Record<string, unknown> => (call.boundary === "llm" && call.protocol && call.protocol !== "openai-chat" ? { protocol: call.protocol } : {});
 
 /** What the proxy must do with a boundary request. */
 export type Step =
@@ -105,6 +128,11 @@ export interface DivergenceReport {
   neighbours: { previous: RecordSummary | null; next: RecordSummary | null };
   /** Records matched before the divergence. */
   verified: number;
+  /**
+   * Set when what differs lies in a tool result the LLM request carries back (an in-process tool's
+   * output): its call id and pointer; `message` then says "tool result differs".
+   */
+  toolResult?: { callId: string; pointer: string };
 }
 
 /** Session surface the proxy uses (record and replay alike). */
@@ -131,7 +159,7 @@ abstract class LiveRecorder {
   private nextTicket = 1;
 
   protected startLive(call: BoundaryCall, normalized: unknown, meta: Record<string, unknown> = {}): { ticket: number; nodeId: string } {
-    const ev = call.boundary === "llm" ? this.builder.beginLlm(normalized, meta) : this.builder.beginTool(normalized);
+    const ev = call.boundary === "llm" ? this.builder.beginLlm(normalized, { ...protoMeta(call), ...meta }, { agent: call.agent }) : this.builder.beginTool(normalized);
     const t = this.nextTicket++;
     this.tickets.set(t, { ev, requestHash: hashRequest(normalized) });
     return { ticket: t, nodeId: ev.nodeId };
@@ -185,7 +213,7 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
 
   /** Always live: `forward` is the MAS's own request. */
   begin(call: BoundaryCall): Step {
-    const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+    const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
     const { ticket, nodeId } = this.startLive(call, normalized);
     return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
   }
@@ -201,7 +229,7 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
     const config = {
       ...(this.opts.config ?? {}),
       ...(end.runner ? { runner: end.runner } : {}),
-      replay: { ...(this.opts.config?.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+      replay: { ...(this.opts.config?.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID, ...protocolsOf(this.builder.records, this.normalization) },
     };
     return buildBundle({
       id: this.opts.id,
@@ -416,17 +444,17 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         if (this.continuing && this.liveLlm === 1 && this.opts.guidance) {
           let forward: unknown;
           try {
-            forward = appendGuidance(call.request, this.opts.guidance);
+            forward = appendGuidance(call.request, this.opts.guidance, call.protocol);
           } catch (e) {
-            return this.diverge(this.j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+            return this.diverge(this.j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization, call.protocol)), "content", (e as Error).message);
           }
-          const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization), { guidance: this.opts.guidance });
-          return { kind: "live", ticket, forward, isTarget: true, nodeId };
+          const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization, call.protocol), { guidance: this.opts.guidance });
+          return { kind: "live", ticket, forward: this.liveForward(call, forward), isTarget: true, nodeId };
         }
       }
-      const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+      const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
       const { ticket, nodeId } = this.startLive(call, normalized);
-      return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
+      return { kind: "live", ticket, forward: this.liveForward(call, call.request), isTarget: false, nodeId };
     }
     const R = this.source.records;
     const j = this.j;
@@ -442,21 +470,24 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         this.state = "stopped";
         return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target };
       }
-      if (this.opts.substitution !== undefined) return this.substitute(call, this.opts.substitution);
+      if (this.opts.substitution !== undefined) {
+        if (call.protocol && call.protocol !== "openai-chat") return this.diverge(j, call, this.hashOf(call, null), "content", `substitution answers chat-completions calls only; the target is a ${call.protocol} call`);
+        return this.substitute(call, this.opts.substitution);
+      }
       const g = this.opts.guidance;
       let forward = call.request;
       if (g) {
         try {
-          forward = appendGuidance(call.request, g);
+          forward = appendGuidance(call.request, g, call.protocol);
         } catch (e) {
-          return this.diverge(j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+          return this.diverge(j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization, call.protocol)), "content", (e as Error).message);
         }
       }
-      const normalized = normalizeRequest("llm", forward, this.normalization);
+      const normalized = normalizeRequest("llm", forward, this.normalization, call.protocol);
       this.state = "live";
       this.liveLlm = 1;
       const { ticket, nodeId } = this.startLive(call, normalized, g ? { guidance: g } : {});
-      return { kind: "live", ticket, forward, isTarget: true, nodeId };
+      return { kind: "live", ticket, forward: this.liveForward(call, forward), isTarget: true, nodeId };
     }
     if (j >= R.length) {
       return this.diverge(j, call, this.hashOf(call, null), "recording-exhausted");
@@ -489,8 +520,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       return step;
     }
     const h = this.hashOf(call, info.guidance);
-    if (call.boundary !== info.rec.boundary || h !== info.rec.requestHash) {
-      return this.diverge(j, call, h, call.boundary !== info.rec.boundary ? "extra-call" : "content");
+    const otherProtocol = call.boundary === "llm" && info.rec.boundary === "llm" && (call.protocol ?? "openai-chat") !== recordProtocol(info.rec);
+    if (call.boundary !== info.rec.boundary || otherProtocol || h !== info.rec.requestHash) {
+      return this.diverge(j, call, h, call.boundary !== info.rec.boundary || otherProtocol ? "extra-call" : "content");
     }
     const step = this.serve(j, call, h);
     if (step.kind === "recorded") this.j = j + 1;
@@ -500,7 +532,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   /** The target boundary answered by the correction: recorded as a completed llm record, served as a response. */
   private substitute(call: BoundaryCall, correction: string): Step {
     const response = substitutedResponse(call.request, correction);
-    const normalized = normalizeRequest("llm", call.request, this.normalization);
+    const normalized = normalizeRequest("llm", call.request, this.normalization, call.protocol);
     this.state = "live";
     this.liveLlm = 0;
     const { ticket, nodeId } = this.startLive(call, normalized, { substituted: true });
@@ -510,16 +542,42 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return { kind: "substituted", seq: this.target!.seq, nodeId, response, httpStatus: 200 };
   }
 
+  /**
+   * The request a live call is forwarded as (the stored record keeps the MAS's own): a Responses
+   * request whose `previous_response_id` names a recorded response gets that id replaced by the
+   * recorded items it stands for (responses.ts `expandPreviousResponse`): the live upstream never
+   * saw a replayed response.
+   */
+  private liveForward(call: BoundaryCall, forward: unknown): unknown {
+    if (call.boundary !== "llm" || call.protocol !== "openai-responses") return forward;
+    if (!this.responsesById) {
+      this.responsesById = new Map();
+      for (const r of this.source.records) {
+        if (r.boundary !== "llm" || recordProtocol(r) !== "openai-responses") continue;
+        const id = responsesIdOf(r.response);
+        if (id) this.responsesById.set(id, { request: r.request, response: r.response });
+      }
+    }
+    const m = this.responsesById;
+    try {
+      return expandPreviousResponse(forward, (id) => m.get(id) ?? null);
+    } catch {
+      return forward;
+    }
+  }
+
+  private responsesById: Map<string, RecordedExchange> | null = null;
+
   private hashOf(call: BoundaryCall, guidance: string | null): string {
     let req = call.request;
     if (guidance !== null) {
       try {
-        req = appendGuidance(req, guidance);
+        req = appendGuidance(req, guidance, call.protocol);
       } catch {
         /* not a chat request: hashed as is, and it will not match */
       }
     }
-    return hashRequest(normalizeRequest(call.boundary, req, this.normalization));
+    return hashRequest(normalizeRequest(call.boundary, req, this.normalization, call.protocol));
   }
 
   /** Return records[k].response after checking the materialized nodes (Algorithm 2 line 15). */
@@ -529,8 +587,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const httpStatus = typeof rec.meta?.httpStatus === "number" ? (rec.meta.httpStatus as number) : 200;
     if (this.checkNodes) {
       const outcome: BoundaryOutcome = { response: rec.response, httpStatus };
-      const own = rec.boundary === "llm" ? llmCallContent(rec.request, h, outcome) : toolCallContent(rec.request);
-      const comp = rec.boundary === "llm" ? agentActionContent(rec.response) : toolResultContent(outcome);
+      const protocol = rec.boundary === "llm" ? recordProtocol(rec) : null;
+      const own = rec.boundary === "llm" ? llmCallContent(rec.request, h, outcome, protocol) : toolCallContent(rec.request);
+      const comp = rec.boundary === "llm" ? agentActionContent(rec.response, protocol) : toolResultContent(outcome);
       const checks: [BundleNode | null | undefined, unknown][] = [[this.nodeById.get(rec.nodeId), own]];
       if (info.companion || comp !== null) checks.push([info.companion, comp]);
       for (const [node, content] of checks) {
@@ -572,9 +631,10 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     let r = reason;
     // Diagnosis only (never used to serve): the MAS skipped recorded calls when its request equals a later record.
     if ((r === "content" || r === "extra-call") && R.slice(j + 1, j + 9).some((x) => x.requestHash === actualHash)) r = "missing-call";
-    const actualReq = normalizeRequest(call.boundary, call.request, this.normalization);
+    const actualReq = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
     let diff: PointerDiff[] = [];
     let message: string;
+    let toolResult: DivergenceReport["toolResult"] = undefined;
     const where = rec ? `seq ${j} (${rec.nodeId}, ${rec.boundary})` : `seq ${j}`;
     if (r === "node-hash" && node) {
       diff = pointerDiff(node.node?.content ?? null, node.content);
@@ -588,10 +648,15 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         message = `${where}: missing call: the MAS skipped the recorded ${rec?.boundary} request; its request equals seq ${later.seq} (${later.nodeId})`;
       } else if (r === "missing-call") {
         message = `${where}: missing call: the recording expects this ${rec?.boundary} request but the MAS ${call.boundary === "llm" ? "made an LLM request instead" : "made a different request"}: ${describeDiff(diff)}`;
+      } else if (r === "extra-call" && rec && rec.boundary === call.boundary) {
+        message = `${where}: extra call: the recording expects a ${recordProtocol(rec)} request here but the MAS made a ${call.protocol ?? "openai-chat"} request: ${describeDiff(diff)}`;
       } else if (r === "extra-call") {
         message = `${where}: extra call: the recording expects a ${rec?.boundary} request here but the MAS made a ${call.boundary} request: ${describeDiff(diff)}`;
       } else {
-        message = `${where}: the ${call.boundary} request differs from the recording: ${why ?? describeDiff(diff)}`;
+        // A tool result is part of the next LLM request: say so when that is what differs.
+        const tr = !why && call.boundary === "llm" ? diff.map((d) => toolResultAt(actualReq, d.path, call.protocol) ?? (rec ? toolResultAt(rec.request, d.path, recordProtocol(rec)) : null)).find(Boolean) : null;
+        if (tr) toolResult = { callId: tr.callId, pointer: tr.pointer };
+        message = `${where}: the ${call.boundary} request differs from the recording: ${tr ? `tool result differs (call ${tr.callId}): ` : ""}${why ?? describeDiff(diff)}`;
       }
     }
     this.divergence = {
@@ -608,6 +673,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       diff,
       neighbours: { previous: this.summary(j - 1), next: this.summary(j + 1) },
       verified: this.matched,
+      ...(toolResult ? { toolResult } : {}),
     };
     this.state = "diverged";
     return { kind: "diverged", report: this.divergence };
@@ -679,7 +745,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const config = {
       ...s.config,
       ...(end.runner ? { runner: end.runner } : {}),
-      replay: { ...(s.config.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+      replay: { ...(s.config.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID, ...protocolsOf([...s.records, ...this.builder.records], this.normalization) },
     };
     const { id: _id, format: _f, parent: _p, task, initialState, config: _c, graph: _g, order: _o, records: _r, outcome: _out, ...extra } = s;
     return buildBundle({
