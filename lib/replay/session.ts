@@ -17,8 +17,10 @@ import {
 } from "../bundle";
 import { fastHash as hashContent, fastHash as hashRequest } from "./canonical";
 import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
-import { DEFAULT_NORMALIZATION, normalizeRequest } from "./normalize";
-import { appendGuidance, correctionMessage, substitutedResponse } from "./openai";
+import { DEFAULT_NORMALIZATION, PROTOCOL_NORMALIZATIONS, normalizeRequest } from "./normalize";
+import { correctionMessage, substitutedResponse } from "./openai";
+import { appendGuidanceFor as appendGuidanceOf, recordProtocol, toolResultAt, type ProtocolName } from "./protocols";
+import { expandPreviousResponse, responsesIdOf, type RecordedExchange } from "./responses";
 import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
 import { applyMasks, compileMasks, type CompiledMask, type MaskedValue } from "./masks";
 import { ReadyTracker, observedSpans } from "./order";
@@ -39,11 +41,30 @@ import {
 /** One boundary request as the MAS made it. */
 export interface BoundaryCall {
   boundary: Boundary;
-  /** LLM: the chat-completions body; tool: `{ tool, arguments }`. Not yet normalized. */
+  /** LLM: the chat-completions (or other protocol's) body; tool: `{ tool, arguments }`. Not yet normalized. */
   request: unknown;
-  /** The agent making the call when the transport says (e.g. a header); else read from the request. */
+  /** LLM: the provider protocol of the route (default openai-chat; protocols.ts). Stored as record `meta.protocol` when not chat. */
+  protocol?: ProtocolName;
+  /** The `x-symtrace-agent` header, when the MAS sent one (agents.ts rule 1; not hashed). */
   agent?: string | null;
 }
+
+/**
+ * `config.replay.protocols`: the named normalization of every non-chat protocol the records use
+ * (`{ "openai-responses": "openai-responses-v1", ... }`); nothing when all are chat.
+ */
+function protocolsOf(records: readonly unknown[], bundleNormalization: string): { protocols?: Record<string, string> } {
+  const out: Record<string, string> = {};
+  for (const r of records as { boundary?: unknown; meta?: unknown }[]) {
+    const p = r.boundary === "llm" ? recordProtocol(r) : "openai-chat";
+    if (p !== "openai-chat") out[p] = bundleNormalization === "none" ? "none" : PROTOCOL_NORMALIZATIONS[p];
+  }
+  return Object.keys(out).length ? { protocols: out } : {};
+}
+
+/** q ⊕ Δ in the call's protocol. */
+const appendGuidance = <T>(request: T, guidance: string, protocol?: string | null): T => appendGuidanceOf(request, guidance, protocol);
+const protoMeta = (call: BoundaryCall): Record<string, unknown> => (call.boundary === "llm" && call.protocol && call.protocol !== "openai-chat" ? { protocol: call.protocol } : {});
 
 /** What the proxy must do with a boundary request. */
 export type Step =
@@ -117,6 +138,11 @@ export interface DivergenceReport {
    * invented ids.
    */
   masked?: MaskedValue[];
+  /**
+   * Set when what differs lies in a tool result the LLM request carries back (an in-process tool's
+   * output): its call id and pointer; `message` then says "tool result differs".
+   */
+  toolResult?: { callId: string; pointer: string };
 }
 
 /** Session surface the proxy uses (record and replay alike). */
@@ -143,7 +169,7 @@ abstract class LiveRecorder {
   private nextTicket = 1;
 
   protected startLive(call: BoundaryCall, normalized: unknown, meta: Record<string, unknown> = {}): { ticket: number; nodeId: string } {
-    const ev = call.boundary === "llm" ? this.builder.beginLlm(normalized, meta) : this.builder.beginTool(normalized);
+    const ev = call.boundary === "llm" ? this.builder.beginLlm(normalized, { ...protoMeta(call), ...meta }, { agent: call.agent }) : this.builder.beginTool(normalized);
     const t = this.nextTicket++;
     this.tickets.set(t, { ev, requestHash: hashRequest(normalized) });
     return { ticket: t, nodeId: ev.nodeId };
@@ -198,7 +224,7 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
 
   /** Always live: `forward` is the MAS's own request. */
   begin(call: BoundaryCall): Step {
-    const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+    const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
     const { ticket, nodeId } = this.startLive(call, normalized);
     return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
   }
@@ -214,7 +240,7 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
     const config = {
       ...(this.opts.config ?? {}),
       ...(end.runner ? { runner: end.runner } : {}),
-      replay: { ...(this.opts.config?.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+      replay: { ...(this.opts.config?.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID, ...protocolsOf(this.builder.records, this.normalization) },
     };
     return buildBundle({
       id: this.opts.id,
@@ -462,17 +488,17 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         if (this.continuing && this.liveLlm === 1 && this.opts.guidance) {
           let forward: unknown;
           try {
-            forward = appendGuidance(call.request, this.opts.guidance);
+            forward = appendGuidance(call.request, this.opts.guidance, call.protocol);
           } catch (e) {
-            return this.diverge(this.source.records.length, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+            return this.diverge(this.source.records.length, call, hashRequest(normalizeRequest("llm", call.request, this.normalization, call.protocol)), "content", (e as Error).message);
           }
-          const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization), { guidance: this.opts.guidance });
-          return { kind: "live", ticket, forward, isTarget: true, nodeId };
+          const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization, call.protocol), { guidance: this.opts.guidance });
+          return { kind: "live", ticket, forward: this.liveForward(call, forward), isTarget: true, nodeId };
         }
       }
-      const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+      const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
       const { ticket, nodeId } = this.startLive(call, normalized);
-      return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
+      return { kind: "live", ticket, forward: this.liveForward(call, call.request), isTarget: false, nodeId };
     }
     const R = this.source.records;
     // Continue mode: the whole recording was served; everything after it is live.
@@ -501,21 +527,24 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         this.state = "stopped";
         return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target };
       }
-      if (this.opts.substitution !== undefined) return this.substitute(call, this.opts.substitution);
+      if (this.opts.substitution !== undefined) {
+        if (call.protocol && call.protocol !== "openai-chat") return this.diverge(k, call, this.hashOf(call, null), "content", `substitution answers chat-completions calls only; the target is a ${call.protocol} call`);
+        return this.substitute(call, this.opts.substitution);
+      }
       const g = this.opts.guidance;
       let forward = call.request;
       if (g) {
         try {
-          forward = appendGuidance(call.request, g);
+          forward = appendGuidance(call.request, g, call.protocol);
         } catch (e) {
           return this.diverge(k, call, h, "content", (e as Error).message, undefined, hits);
         }
       }
-      const normalized = normalizeRequest("llm", forward, this.normalization);
+      const normalized = normalizeRequest("llm", forward, this.normalization, call.protocol);
       this.state = "live";
       this.liveLlm = 1;
       const { ticket, nodeId } = this.startLive(call, normalized, g ? { guidance: g } : {});
-      return { kind: "live", ticket, forward, isTarget: true, nodeId };
+      return { kind: "live", ticket, forward: this.liveForward(call, forward), isTarget: true, nodeId };
     }
     if (k < 0) return this.mismatch(call, h, hits);
     const step = this.serve(k, call, gh);
@@ -583,7 +612,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   /** The target boundary answered by the correction: recorded as a completed llm record, served as a response. */
   private substitute(call: BoundaryCall, correction: string): Step {
     const response = substitutedResponse(call.request, correction);
-    const normalized = normalizeRequest("llm", call.request, this.normalization);
+    const normalized = normalizeRequest("llm", call.request, this.normalization, call.protocol);
     this.state = "live";
     this.liveLlm = 0;
     const { ticket, nodeId } = this.startLive(call, normalized, { substituted: true });
@@ -593,16 +622,42 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return { kind: "substituted", seq: this.target!.seq, nodeId, response, httpStatus: 200 };
   }
 
+  /**
+   * The request a live call is forwarded as (the stored record keeps the MAS's own): a Responses
+   * request whose `previous_response_id` names a recorded response gets that id replaced by the
+   * recorded items it stands for (responses.ts `expandPreviousResponse`): the live upstream never
+   * saw a replayed response.
+   */
+  private liveForward(call: BoundaryCall, forward: unknown): unknown {
+    if (call.boundary !== "llm" || call.protocol !== "openai-responses") return forward;
+    if (!this.responsesById) {
+      this.responsesById = new Map();
+      for (const r of this.source.records) {
+        if (r.boundary !== "llm" || recordProtocol(r) !== "openai-responses") continue;
+        const id = responsesIdOf(r.response);
+        if (id) this.responsesById.set(id, { request: r.request, response: r.response });
+      }
+    }
+    const m = this.responsesById;
+    try {
+      return expandPreviousResponse(forward, (id) => m.get(id) ?? null);
+    } catch {
+      return forward;
+    }
+  }
+
+  private responsesById: Map<string, RecordedExchange> | null = null;
+
   private hashOf(call: BoundaryCall, guidance: string | null, hits: MaskedValue[] | null = null): string {
     let req = call.request;
     if (guidance !== null) {
       try {
-        req = appendGuidance(req, guidance);
+        req = appendGuidance(req, guidance, call.protocol);
       } catch {
         /* not a chat request: hashed as is, and it will not match */
       }
     }
-    const normalized = normalizeRequest(call.boundary, req, this.normalization);
+    const normalized = normalizeRequest(call.boundary, req, this.normalization, call.protocol);
     return hashRequest(this.transforms ? this.transform(call.boundary, normalized, hits) : normalized);
   }
 
@@ -613,8 +668,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const httpStatus = typeof rec.meta?.httpStatus === "number" ? (rec.meta.httpStatus as number) : 200;
     if (this.checkNodes) {
       const outcome: BoundaryOutcome = { response: rec.response, httpStatus };
-      const own = rec.boundary === "llm" ? llmCallContent(rec.request, rec.requestHash, outcome) : toolCallContent(rec.request);
-      const comp = rec.boundary === "llm" ? agentActionContent(rec.response) : toolResultContent(outcome);
+      const protocol = rec.boundary === "llm" ? recordProtocol(rec) : null;
+      const own = rec.boundary === "llm" ? llmCallContent(rec.request, rec.requestHash, outcome, protocol) : toolCallContent(rec.request);
+      const comp = rec.boundary === "llm" ? agentActionContent(rec.response, protocol) : toolResultContent(outcome);
       const checks: [BundleNode | null | undefined, unknown][] = [[this.nodeById.get(rec.nodeId), own]];
       if (info.companion || comp !== null) checks.push([info.companion, comp]);
       for (const [node, content] of checks) {
@@ -656,10 +712,11 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const R = this.source.records;
     const rec = R[j] ?? null;
     const r = reason;
-    const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+    const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
     const actualReq = this.transforms ? this.transform(call.boundary, normalized, null) : normalized;
     let diff: PointerDiff[] = [];
     let message: string;
+    let toolResult: DivergenceReport["toolResult"] = undefined;
     const where = rec ? `seq ${j} (${rec.nodeId}, ${rec.boundary})` : `seq ${j}`;
     const eq = equals !== undefined ? R[equals] : undefined;
     if (r === "node-hash" && node) {
@@ -676,10 +733,15 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         message = `${where}: reordered: the ${call.boundary} request equals seq ${eq.seq} (${eq.nodeId}${agentOf(eq.seq)}), which began after seq ${j}${agentOf(j)} had completed in the recording; it arrived before it`;
       } else if (r === "missing-call") {
         message = `${where}: missing call: the recording expects this ${rec?.boundary} request but the MAS ${call.boundary === "llm" ? "made an LLM request instead" : "made a different request"}: ${describeDiff(diff)}`;
+      } else if (r === "extra-call" && rec && rec.boundary === call.boundary) {
+        message = `${where}: extra call: the recording expects a ${recordProtocol(rec)} request here but the MAS made a ${call.protocol ?? "openai-chat"} request: ${describeDiff(diff)}`;
       } else if (r === "extra-call") {
         message = `${where}: extra call: the recording expects a ${rec?.boundary} request here but the MAS made a ${call.boundary} request: ${describeDiff(diff)}`;
       } else {
-        message = `${where}: the ${call.boundary} request differs from the recording: ${why ?? describeDiff(diff)}`;
+        // A tool result is part of the next LLM request: say so when that is what differs.
+        const tr = !why && call.boundary === "llm" ? diff.map((d) => toolResultAt(actualReq, d.path, call.protocol) ?? (rec ? toolResultAt(rec.request, d.path, recordProtocol(rec)) : null)).find(Boolean) : null;
+        if (tr) toolResult = { callId: tr.callId, pointer: tr.pointer };
+        message = `${where}: the ${call.boundary} request differs from the recording: ${tr ? `tool result differs (call ${tr.callId}): ` : ""}${why ?? describeDiff(diff)}`;
       }
     }
     this.divergence = {
@@ -697,6 +759,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       neighbours: { previous: this.summary(j - 1), next: this.summary(j + 1) },
       verified: this.matched,
       ...(this.transforms ? { masked: hits ?? [] } : {}),
+      ...(toolResult ? { toolResult } : {}),
     };
     this.state = "diverged";
     return { kind: "diverged", report: this.divergence };
@@ -797,7 +860,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const config = {
       ...s.config,
       ...(end.runner ? { runner: end.runner } : {}),
-      replay: { ...(s.config.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+      replay: { ...(s.config.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID, ...protocolsOf([...s.records, ...this.builder.records], this.normalization) },
     };
     const { id: _id, format: _f, parent: _p, task, initialState, config: _c, graph: _g, order: _o, records: _r, outcome: _out, ...extra } = s;
     return buildBundle({

@@ -15,11 +15,24 @@
  *           tool_call -> tool_result; last agent_action / unconsumed tool_results -> final_result
  *   control agent_action -> each tool_call it named (order of action then call); the last
  *           agent_action (or task) -> a tool_call no assistant message named
+ * In-process tools (issue 21 item 3; tools the framework runs itself, never through the gateway):
+ * a tool call named by a response (chat `tool_calls[].id`, Responses `function_call.call_id`,
+ * Anthropic `tool_use.id`) whose result comes back in a later request (`tool_call_id` /
+ * `call_id` / `tool_use_id`) and that no gateway call served becomes, when that request arrives,
+ * a tool_call node (content `{ tool, arguments }`, agent = the caller's) and a tool_result node
+ * (content = the output as carried), before the request's llm_call:
+ *           llm_call (named it) -> tool_call (data); its agent_action -> tool_call (control);
+ *           tool_call -> tool_result -> the llm_call of the request carrying it (data).
+ *   They have no boundary record: the result is part of the next LLM request, so a changed result
+ *   is a request-hash divergence there ("tool result differs").
+ * Agents: every llm_call gets one (agents.ts rule); tool nodes take their caller's.
  * Every edge goes from an earlier node to a later one, so `order` (append order) is a linear
  * extension of G (spec §Validation 3).
  */
 import { canonicalJson, hashContent, type BundleEdge, type NodeType, type RecordDraft, type NodeDraft } from "../bundle";
-import { assistantOf, namedToolCalls, type AssistantMessage } from "./openai";
+import { AgentLanes, agentEvidence } from "./agents";
+import { assistantOf, type AssistantMessage } from "./openai";
+import { protocolAdapter, type ProtocolName } from "./protocols";
 
 /** Identifies the recorder's node conventions in `config.replay.recorder`; replay checks node hashes only for these bundles. */
 export const RECORDER_ID = "symtrace-proxy/v1";
@@ -38,11 +51,27 @@ export interface BoundaryOutcome {
   error?: { type: string; message: string } | null;
 }
 
-/** `content` of an llm_call node: what the request was and how the call ended (never the full prompt). */
-export function llmCallContent(request: unknown, requestHash: string, outcome: BoundaryOutcome): unknown {
+/**
+ * `content` of an llm_call node: what the request was and how the call ended (never the full
+ * prompt). A record of another protocol than chat also names it (`protocol`); chat content is
+ * exactly as before protocols existed (so old bundles' node hashes still verify).
+ */
+export function llmCallContent(request: unknown, requestHash: string, outcome: BoundaryOutcome, protocol?: string | null): unknown {
   const r = isRec(request) ? request : {};
-  const a = assistantOf(outcome.response);
   const httpStatus = outcome.httpStatus ?? 200;
+  if (protocol && protocol !== "openai-chat") {
+    const ad = protocolAdapter(protocol);
+    return {
+      protocol,
+      model: typeof r.model === "string" ? r.model : null,
+      messageCount: ad.messageCount(request),
+      stream: r.stream === true,
+      requestHash,
+      finishReason: ad.output(outcome.response)?.finishReason ?? null,
+      ...(httpStatus !== 200 ? { httpStatus } : {}),
+    };
+  }
+  const a = assistantOf(outcome.response);
   return {
     model: typeof r.model === "string" ? r.model : null,
     messageCount: Array.isArray(r.messages) ? r.messages.length : 0,
@@ -54,8 +83,9 @@ export function llmCallContent(request: unknown, requestHash: string, outcome: B
 }
 
 /**
- * The agent making an LLM request, read from the request itself (the proxy sees no other
- * identity): the system message's `name`, else its opening "You are [the|a|an] <Name>".
+ * The agent a chat request names explicitly (before issue 21; kept for callers that want only an
+ * explicit name): the system message's `name`, else its opening "You are [the|a|an] <Name>".
+ * Recorded nodes use the full rule of agents.ts (`AgentLanes`), which always names an agent.
  * @returns the agent name, or null when the request does not say
  */
 export function agentOfRequest(request: unknown): string | null {
@@ -68,8 +98,13 @@ export function agentOfRequest(request: unknown): string | null {
   return m ? m[1] : null;
 }
 
-/** `content` of the agent_action node of an LLM response: the assistant message, or null if none. */
-export function agentActionContent(response: unknown): AssistantMessage | null {
+/**
+ * `content` of the agent_action node of an LLM response: the assistant message (chat), `{ role,
+ * output }` (Responses), `{ role, content: blocks }` (Anthropic), or null if none (an error
+ * body, an embeddings vector).
+ */
+export function agentActionContent(response: unknown, protocol?: string | null): AssistantMessage | null {
+  if (protocol && protocol !== "openai-chat") return (protocolAdapter(protocol).output(response)?.content as AssistantMessage | undefined) ?? null;
   return assistantOf(response)?.message ?? null;
 }
 
@@ -92,9 +127,12 @@ interface PendingToolCall {
   llmNodeId: string;
   actionNodeId: string;
   name: string;
+  args: unknown;
   argsCanon: string;
+  /** Served by a gateway call, or materialized as an in-process tool. */
   used: boolean;
   group: string | null;
+  callId: string | null;
 }
 
 /** Options of a TraceBuilder. */
@@ -137,6 +175,7 @@ export class TraceBuilder {
   private readonly byId = new Map<string, NodeDraft>();
   /** Observed-order clock: advances at every boundary begin and end (`meta.observed`, order.ts). */
   private tick: number;
+  private readonly lanes = new AgentLanes();
 
   constructor(private readonly opts: TraceBuilderOptions = {}) {
     this.tick = opts.startTick ?? 0;
@@ -171,16 +210,24 @@ export class TraceBuilder {
   }
 
   /**
-   * An LLM request crossed the boundary: adds the llm_call node, its dependencies and a record
-   * (response filled by `completeLlm`).
+   * An LLM request crossed the boundary: adds the in-process tool nodes whose results it carries
+   * back (module doc), the llm_call node, its dependencies and a record (response filled by
+   * `completeLlm`).
    * @param request the normalized request as stored (guidance already appended at a target)
-   * @param meta record meta (e.g. `{ guidance }`)
+   * @param meta record meta (e.g. `{ guidance }`; `protocol` for a non-chat record)
+   * @param opts.agent the `x-symtrace-agent` header, if the MAS sent one
    */
-  beginLlm(request: unknown, meta: Rec = {}): OpenEvent {
+  beginLlm(request: unknown, meta: Rec = {}, opts: { agent?: string | null } = {}): OpenEvent {
+    const protocol = typeof meta.protocol === "string" ? (meta.protocol as ProtocolName) : null;
+    const inProcess = this.inProcessTools(request, protocol);
     const id = this.nextId("llm_call");
     const r = isRec(request) ? request : {};
-    const agent = agentOfRequest(request);
-    this.add({ id, type: "llm_call", ...(agent ? { agent } : {}), label: typeof r.model === "string" ? `${r.model} call` : "LLM call", content: null });
+    const fallback = protocol === "openai-embeddings" ? "embeddings" : protocol === "unknown-route" ? "unknown-route" : "assistant";
+    const lane = this.lanes.assign(agentEvidence(request, protocol, opts.agent), fallback);
+    if (lane.rename) for (const n of this.nodes) if (n.agent === lane.rename.from) n.agent = lane.rename.to;
+    const agent = lane.agent;
+    this.add({ id, type: "llm_call", agent, label: typeof r.model === "string" ? `${r.model} call` : protocol === "unknown-route" ? `unknown route ${String(r.method ?? "")} ${String(r.path ?? "")}`.trim() : "LLM call", content: null });
+    for (const t of inProcess) this.edge(t, id, "data");
     if (this.llmCount === 0 && this.firstLlmDeps) {
       for (const d of this.firstLlmDeps) this.edge(d.from, id, d.kind);
     } else {
@@ -200,24 +247,52 @@ export class TraceBuilder {
     rec.response = outcome.response;
     rec.meta = { ...ended(rec.meta, this.tick++), ...outcomeMeta(outcome) };
     const node = this.byId.get(ev.nodeId)!;
-    node.content = llmCallContent(rec.request, requestHash, outcome);
+    const m = rec.meta as Rec | undefined;
+    const protocol = typeof m?.protocol === "string" ? m.protocol : null;
+    node.content = llmCallContent(rec.request, requestHash, outcome, protocol);
     if (outcome.error) {
       node.status = "error";
       node.error = outcome.error;
     } else node.status = "success";
-    const message = agentActionContent(outcome.response);
-    if (!message) return;
+    const view = protocolAdapter(protocol).output(outcome.response);
+    const message = view?.content ?? null;
+    if (!view || message === null) return;
     const aid = this.nextId("agent_action");
-    const calls = namedToolCalls(message);
-    const label = message.content ? short(message.content) : calls.length ? `calls ${calls.map((c) => c.name).join(", ")}` : "(empty message)";
+    const calls = view.toolCalls;
+    const label = view.text ? short(view.text) : calls.length ? `calls ${calls.map((c) => c.name).join(", ")}` : "(empty message)";
     const agent = this.byId.get(ev.nodeId)?.agent;
     this.add({ id: aid, type: "agent_action", ...(agent ? { agent } : {}), label, content: message });
     this.edge(ev.nodeId, aid, "data");
     this.lastAction = aid;
     const group = calls.length > 1 ? ev.nodeId : null;
     for (const c of calls) {
-      this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, argsCanon: safeCanon(c.args), used: false, group });
+      this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, args: c.args, argsCanon: safeCanon(c.args), used: false, group, callId: c.callId });
     }
+  }
+
+  /**
+   * In-process tools (module doc): for each tool result `request` carries back for a call named
+   * by an earlier response and served by no gateway call, add its tool_call and tool_result nodes.
+   * @returns the new tool_result ids (the caller's llm_call depends on them)
+   */
+  private inProcessTools(request: unknown, protocol: string | null): string[] {
+    const out: string[] = [];
+    for (const t of protocolAdapter(protocol).toolResults(request)) {
+      const p = this.pending.find((x) => !x.used && x.callId !== null && x.callId === t.callId);
+      if (!p) continue;
+      p.used = true;
+      const agent = this.byId.get(p.llmNodeId)?.agent;
+      const cid = this.nextId("tool_call");
+      this.add({ id: cid, type: "tool_call", ...(agent ? { agent } : {}), label: short(`${p.name} ${p.argsCanon}`), content: toolCallContent({ tool: p.name, arguments: p.args }) });
+      this.edge(p.llmNodeId, cid, "data");
+      this.edge(p.actionNodeId, cid, "control");
+      const rid = this.nextId("tool_result");
+      const text = typeof t.output === "string" ? t.output : safeCanon(t.output);
+      this.add({ id: rid, type: "tool_result", ...(agent ? { agent } : {}), label: t.isError ? "error (in-process)" : short(text || "(empty)"), content: t.output, status: t.isError ? "error" : "success", ...(t.isError ? { error: { type: "tool_error", message: short(text, 200) } } : {}) });
+      this.edge(cid, rid, "data");
+      out.push(rid);
+    }
+    return out;
   }
 
   /**
@@ -231,7 +306,8 @@ export class TraceBuilder {
     const r = isRec(request) ? request : {};
     const name = typeof r.tool === "string" ? r.tool : "tool";
     const id = this.nextId("tool_call");
-    this.add({ id, type: "tool_call", label: short(`${name} ${safeCanon(r.arguments ?? null)}`), content: toolCallContent(request) });
+    const label = r.mcp === "tools/list" ? "MCP tools/list" : short(`${r.mcp === "tools/call" ? "MCP " : ""}${name} ${safeCanon(r.arguments ?? null)}`);
+    this.add({ id, type: "tool_call", label, content: toolCallContent(request) });
     const canon = safeCanon(r.arguments ?? null);
     const p = this.pending.find((x) => !x.used && x.name === name && x.argsCanon === canon) ?? this.pending.find((x) => !x.used && x.name === name);
     const meta: Rec = {};
