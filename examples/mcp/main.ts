@@ -5,15 +5,16 @@
  *
  *   node --import tsx examples/mcp/main.ts
  *
- * Reads MCP_SERVER_URL (the MCP endpoint, default http://127.0.0.1:3364/mcp), ANTHROPIC_BASE_URL,
- * ANTHROPIC_API_KEY and the task from SYMTRACE_TASK. Prints `{"final": ...}`.
+ * The MCP endpoint: SYMTRACE_MCP_URL (set by `symtrace record` / `replay`: SymTrace's MCP gateway,
+ * which forwards to `--mcp-upstream`), else MCP_SERVER_URL, else http://127.0.0.1:3364/mcp. Also
+ * reads ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY and the task from SYMTRACE_TASK. Prints `{"final": ...}`.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const mcp = new Client({ name: "city-guide-client", version: "1.0.0" });
-await mcp.connect(new StreamableHTTPClientTransport(new URL(process.env.MCP_SERVER_URL || "http://127.0.0.1:3364/mcp")));
+await mcp.connect(new StreamableHTTPClientTransport(new URL(process.env.SYMTRACE_MCP_URL || process.env.MCP_SERVER_URL || "http://127.0.0.1:3364/mcp")));
 const { tools: mcpTools } = await mcp.listTools();
 const tools: Anthropic.Tool[] = mcpTools.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema as Anthropic.Tool.InputSchema }));
 
