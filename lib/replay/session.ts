@@ -400,6 +400,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     let startTick = 0;
     for (const sp of this.ready.spans) startTick = Math.max(startTick, sp.start + 1, Number.isFinite(sp.end) ? sp.end + 1 : 0);
     this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction, startTick });
+    // Source outputs live requests may carry (edges from nodes left out of the prefix are dropped in toBundle).
+    this.builder.seedOutputs(s.order.map((id) => this.nodeById.get(id)!));
   }
 
   /** Records served so far (matched and verified). */
