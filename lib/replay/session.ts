@@ -491,13 +491,15 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       gh = this.hashOf(call, this.guidances[gi], null);
       k = this.findReady(gh, call.boundary);
     }
-    // The target boundary: identified by content (its request) and agent, never by position alone.
-    if (this.target && k === this.target.seq) {
+    // The target boundary: identified by content and agent, never by position alone (isTargetCall).
+    if (this.target && call.boundary === "llm" && this.ready.isReady(this.target.seq) && (k === this.target.seq || k < 0)) {
+      const t = this.target.seq;
       const callAgent = call.agent ?? agentOfRequest(call.request);
-      const recAgent = this.infos[k].agent;
-      if (callAgent && recAgent && callAgent !== recAgent) {
+      const recAgent = this.infos[t].agent;
+      if (k === t && callAgent && recAgent && callAgent !== recAgent) {
         return this.diverge(k, call, gh, "content", `the target's request came from agent "${callAgent}", the recording's from "${recAgent}"`, undefined, hits);
       }
+      if (k !== t && !(callAgent && recAgent ? callAgent === recAgent : this.onlyReadyLlm(t))) return this.mismatch(call, h, hits);
       if (hits) this.maskHits.push(...hits);
       if (this.opts.stopAtTarget) {
         this.state = "stopped";
@@ -526,6 +528,11 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       if (hits) this.maskHits.push(...hits);
     }
     return step;
+  }
+
+  /** True when record t is the only ready llm record (the target by elimination when agents are unknown). */
+  private onlyReadyLlm(t: number): boolean {
+    return this.ready.readyRecords().every((x) => x === t || this.infos[x].rec.boundary !== "llm");
   }
 
   /** True when masks or id renaming apply (else requests are hashed as normalized). */
