@@ -121,6 +121,17 @@ describe("parallel sub-agents through the proxy (issue 21 item 4)", () => {
     for (let i = 0; i < 5; i++) expect(span(i).end).toBeLessThan(span(5).start);
   });
 
+  test("data edges come from content: two parallel branches from the plan that join at the synthesis", () => {
+    const llm = bundle.records.map((r) => r.nodeId);
+    const action = (i: number) => bundle.graph.edges.find((e) => e.from === llm[i] && e.kind === "data" && e.to.startsWith("agent_action"))!.to;
+    const into = (i: number) => bundle.graph.edges.filter((e) => e.to === llm[i] && e.kind === "data").map((e) => e.from).sort();
+    expect(into(1)).toEqual([action(0)]); // R1 carries the plan
+    expect(into(2)).toEqual([action(0)]); // W1 carries the plan (not R1's answer, which completed first)
+    expect(into(3)).toEqual([action(1)]); // R2: its own history only
+    expect(into(4)).toEqual([action(2)]); // W2: its own history only, not R2's
+    expect(into(5)).toEqual([action(3), action(4)].sort()); // the join: both sub-agents' answers
+  });
+
   test("a valid reordering of the concurrent agents verifies (no false divergence)", async () => {
     // Replay: the Researcher pauses before its second call, so the Writer's calls arrive first.
     const session = new ReplaySession({ source: bundle });
@@ -150,6 +161,10 @@ describe("parallel sub-agents through the proxy (issue 21 item 4)", () => {
     // The prefix holds every served record (O, R1, W1, W2) and the target's live request carries the guidance.
     expect(out.records.map((r) => out.graph.nodes.find((n) => n.id === r.nodeId)?.agent)).toEqual(["Orchestrator", "Researcher", "Writer", "Writer", "Researcher", "Orchestrator"]);
     expect(out.records[4].meta?.guidance).toBe("Cite the park's opening year.");
+    // The live synthesis depends on the live target's answer and on the Writer's served (prefix) answer.
+    const w2Action = out.graph.edges.find((e) => e.from === out.records[3].nodeId && e.to.startsWith("agent_action"))!.to;
+    const r2Action = out.graph.edges.find((e) => e.from === out.records[4].nodeId && e.to.startsWith("agent_action"))!.to;
+    expect(out.graph.edges.filter((e) => e.to === out.records[5].nodeId && e.kind === "data").map((e) => e.from).sort()).toEqual([r2Action, w2Action].sort());
   });
 
   test("an order the recording forbids fails closed as reordered, not skipped", async () => {

@@ -333,8 +333,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   /** Distinct `meta.guidance` of the records (former targets; usually none). */
   private readonly guidances: string[];
   private readonly masks: CompiledMask[];
-  /** Ids produced by recorded responses, when some recorded request has client-invented ids; else null (no renaming). */
-  private readonly produced: Set<string> | null;
+  /** Ids produced by recorded responses, when some recorded request has client-invented ids; null: no renaming; undefined: not decided yet. */
+  private produced: Set<string> | null | undefined = undefined;
   /** Every masked / renamed value of the requests served so far (`maskReport`). */
   private readonly maskHits: MaskedValue[] = [];
   /** The source has no `meta.observed` (total order of seq, parallel tool groups as sets). */
@@ -374,25 +374,20 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const dataOut = new Map<string, string[]>();
     for (const e of s.graph.edges) if (e.kind === "data") (dataOut.get(e.from) ?? dataOut.set(e.from, []).get(e.from)!).push(e.to);
     this.masks = compileMasks((s.config.replay as Record<string, unknown> | null | undefined)?.masks);
-    let produced: Set<string> | null = null;
-    if (s.records.some((r) => r.boundary === "llm")) {
-      const ids = producedIds(s.records);
-      if (s.records.some((r) => r.boundary === "llm" && hasInventedIds(r.request, ids))) produced = ids;
-    }
-    this.produced = produced;
-    const transforms = this.masks.length > 0 || produced !== null;
+    // Id renaming is decided lazily (first request matching no record as sent: resolveRenaming),
+    // so a replay whose requests all match as sent never scans the recorded requests for ids.
+    if (this.masks.length > 0) this.produced = this.inventedIdsOf();
+    const transforms = this.transforms;
     const guidances = new Set<string>();
     this.infos = s.records.map((rec) => {
       const comp = (dataOut.get(rec.nodeId) ?? []).map((id) => this.nodeById.get(id)).find((x) => x?.type === companionType[rec.boundary]) ?? null;
       const g = typeof rec.meta?.guidance === "string" ? (rec.meta.guidance as string) : null;
       if (g !== null) guidances.add(g);
       const matchHash = transforms ? hashRequest(this.transform(rec.boundary, rec.request, null)) : rec.requestHash;
-      const list = this.byHash.get(matchHash);
-      if (list) list.push(rec.seq);
-      else this.byHash.set(matchHash, [rec.seq]);
       return { rec, matchHash, agent: this.nodeById.get(rec.nodeId)?.agent ?? null, companion: comp, guidance: g };
     });
     this.guidances = [...guidances];
+    this.indexHashes();
     const spans = observedSpans(s.records);
     this.ready = new ReadyTracker(spans.spans);
     this.legacyOrder = spans.synthesized;
@@ -426,6 +421,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     let startTick = 0;
     for (const sp of this.ready.spans) startTick = Math.max(startTick, sp.start + 1, Number.isFinite(sp.end) ? sp.end + 1 : 0);
     this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction, startTick });
+    // Source outputs live requests may carry (edges from nodes left out of the prefix are dropped in toBundle).
+    this.builder.seedOutputs(s.order.map((id) => this.nodeById.get(id)!));
   }
 
   /** Records served so far (matched and verified). */
@@ -464,7 +461,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
    */
   get maskReport(): { masks: number; renamedIds: boolean; masked: MaskedValue[] } | null {
     if (!this.transforms) return null;
-    return { masks: this.masks.length, renamedIds: this.produced !== null, masked: [...this.maskHits] };
+    return { masks: this.masks.length, renamedIds: !!this.produced, masked: [...this.maskHits] };
   }
 
   /** The first divergence, once one happened. */
@@ -507,21 +504,19 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       this.continuing = true;
       return this.begin(call);
     }
-    const hits: MaskedValue[] | null = this.transforms ? [] : null;
-    const h = this.hashOf(call, null, hits);
-    let k = this.findReady(h, call.boundary);
-    let gh = h;
-    for (let gi = 0; k < 0 && gi < this.guidances.length; gi++) {
-      gh = this.hashOf(call, this.guidances[gi], null);
-      k = this.findReady(gh, call.boundary);
-    }
-    // The target boundary: identified by content (its request) and agent, never by position alone.
-    if (this.target && k === this.target.seq) {
+    let L = this.lookup(call);
+    if (L.k < 0 && this.produced === undefined && this.resolveRenaming()) L = this.lookup(call);
+    const { hits, h, gh } = L;
+    const k = L.k;
+    // The target boundary: identified by content and agent, never by position alone (isTargetCall).
+    if (this.target && call.boundary === "llm" && this.ready.isReady(this.target.seq) && (k === this.target.seq || k < 0)) {
+      const t = this.target.seq;
       const callAgent = call.agent ?? agentOfRequest(call.request);
-      const recAgent = this.infos[k].agent;
-      if (callAgent && recAgent && callAgent !== recAgent) {
+      const recAgent = this.infos[t].agent;
+      if (k === t && callAgent && recAgent && callAgent !== recAgent) {
         return this.diverge(k, call, gh, "content", `the target's request came from agent "${callAgent}", the recording's from "${recAgent}"`, undefined, hits);
       }
+      if (k !== t && !(callAgent && recAgent ? callAgent === recAgent : this.onlyReadyLlm(t))) return this.mismatch(call, h, hits);
       if (hits) this.maskHits.push(...hits);
       if (this.opts.stopAtTarget) {
         this.state = "stopped";
@@ -555,9 +550,54 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return step;
   }
 
+  /** Hash the call (masks / renaming applied when active) and find a ready record with that hash (also with a former target's guidance). */
+  private lookup(call: BoundaryCall): { hits: MaskedValue[] | null; h: string; gh: string; k: number } {
+    const hits: MaskedValue[] | null = this.transforms ? [] : null;
+    const h = this.hashOf(call, null, hits);
+    let k = this.findReady(h, call.boundary);
+    let gh = h;
+    for (let gi = 0; k < 0 && gi < this.guidances.length; gi++) {
+      gh = this.hashOf(call, this.guidances[gi], null);
+      k = this.findReady(gh, call.boundary);
+    }
+    return { hits, h, gh, k };
+  }
+
+  /** Produced ids when some recorded llm request carries a client-invented id, else null (rename.ts). */
+  private inventedIdsOf(): Set<string> | null {
+    const R = this.source.records;
+    if (!R.some((r) => r.boundary === "llm")) return null;
+    const ids = producedIds(R);
+    return R.some((r) => r.boundary === "llm" && hasInventedIds(r.request, ids)) ? ids : null;
+  }
+
+  /** Decide id renaming; when it turns on, re-hash the records with it. @returns true when renaming is now on */
+  private resolveRenaming(): boolean {
+    this.produced = this.inventedIdsOf();
+    if (!this.produced) return false;
+    for (const info of this.infos) info.matchHash = hashRequest(this.transform(info.rec.boundary, info.rec.request, null));
+    this.indexHashes();
+    return true;
+  }
+
+  /** byHash from the records' match hashes. */
+  private indexHashes(): void {
+    this.byHash.clear();
+    for (const info of this.infos) {
+      const list = this.byHash.get(info.matchHash);
+      if (list) list.push(info.rec.seq);
+      else this.byHash.set(info.matchHash, [info.rec.seq]);
+    }
+  }
+
+  /** True when record t is the only ready llm record (the target by elimination when agents are unknown). */
+  private onlyReadyLlm(t: number): boolean {
+    return this.ready.readyRecords().every((x) => x === t || this.infos[x].rec.boundary !== "llm");
+  }
+
   /** True when masks or id renaming apply (else requests are hashed as normalized). */
   private get transforms(): boolean {
-    return this.masks.length > 0 || this.produced !== null;
+    return this.masks.length > 0 || !!this.produced;
   }
 
   /** Masks and id renaming of a normalized request (identity when the bundle needs neither). */

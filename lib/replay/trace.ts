@@ -9,8 +9,11 @@
  *   run end      -> final_result (`{ final }` from the command's stdout JSON, if any)
  *   task prompt  -> task_0000 (message, agent "User"), when a task is given
  * Edges:
- *   data    task -> first llm_call; previous agent_action -> llm_call (conversation history);
- *           every tool_result not yet consumed -> the next llm_call (it consumes the observation);
+ *   data    from content (edges.ts): every earlier agent_action / tool_result the request carries
+ *           (its history, its tool results, an answer pasted into its prompt), reduced to the
+ *           latest; a tool_result not yet consumed -> the next llm_call of the same agent (or one
+ *           that carries it); a request carrying nothing recognisable -> the same agent's last
+ *           agent_action, else the last agent_action, else the task (the rule before issue 21);
  *           llm_call -> its agent_action; llm_call whose tool_calls named a tool -> that tool_call;
  *           tool_call -> tool_result; last agent_action / unconsumed tool_results -> final_result
  *   control agent_action -> each tool_call it named (order of action then call); the last
@@ -31,6 +34,7 @@
  */
 import { canonicalJson, hashContent, type BundleEdge, type NodeType, type RecordDraft, type NodeDraft } from "../bundle";
 import { AgentLanes, agentEvidence } from "./agents";
+import { ContentEdges } from "./edges";
 import { assistantOf, type AssistantMessage } from "./openai";
 import { protocolAdapter, type ProtocolName } from "./protocols";
 
@@ -132,6 +136,7 @@ interface PendingToolCall {
   /** Served by a gateway call, or materialized as an in-process tool. */
   used: boolean;
   group: string | null;
+  /** The model's tool-call id, when the message gave one. */
   callId: string | null;
 }
 
@@ -173,6 +178,11 @@ export class TraceBuilder {
   private taskNode: string | null = null;
   private llmCount = 0;
   private readonly byId = new Map<string, NodeDraft>();
+  /** Earlier outputs by what later requests carry (data edges from content, edges.ts). */
+  private readonly content = new ContentEdges();
+  private readonly lastActionByAgent = new Map<string, string>();
+  /** tool_call node -> the model's tool-call id it answers. */
+  private readonly callIdOf = new Map<string, string>();
   /** Observed-order clock: advances at every boundary begin and end (`meta.observed`, order.ts). */
   private tick: number;
   private readonly lanes = new AgentLanes();
@@ -199,6 +209,19 @@ export class TraceBuilder {
 
   private edge(from: string, to: string, kind: "data" | "control"): void {
     if (!this.edges.some((e) => e.from === from && e.to === to)) this.edges.push({ from, to, kind });
+  }
+
+  /**
+   * Make earlier outputs (a replay's prefix agent_action / tool_result nodes, in order) known to
+   * the content edges, so live requests that carry them depend on them.
+   */
+  seedOutputs(nodes: readonly { id: string; type: NodeType; agent?: string | null; content: unknown }[]): void {
+    for (const n of nodes) {
+      if (n.type === "agent_action" && isRec(n.content)) {
+        this.content.addAction(n.id, null, n.content as unknown as AssistantMessage);
+        if (n.agent) this.lastActionByAgent.set(n.agent, n.id);
+      } else if (n.type === "tool_result") this.content.addToolResult(n.id, null, null, n.content);
+    }
   }
 
   /** The task node (`task_0000`, type message, agent "User", content `{ role: "user", text }`). */
@@ -231,11 +254,21 @@ export class TraceBuilder {
     if (this.llmCount === 0 && this.firstLlmDeps) {
       for (const d of this.firstLlmDeps) this.edge(d.from, id, d.kind);
     } else {
-      for (const t of this.unconsumed) this.edge(t, id, "data");
-      if (this.lastAction) this.edge(this.lastAction, id, "data");
-      else if (this.taskNode) this.edge(this.taskNode, id, "data");
+      const deps = this.content.depsOf(request);
+      const left: string[] = [];
+      for (const t of this.unconsumed) {
+        if (deps.includes(t) || (this.byId.get(t)?.agent ?? null) === (agent ?? null)) this.edge(t, id, "data");
+        else left.push(t);
+      }
+      this.unconsumed = left;
+      for (const d of deps) this.edge(d, id, "data");
+      if (deps.length === 0) {
+        const prev = (agent ? this.lastActionByAgent.get(agent) : undefined) ?? this.lastAction ?? this.taskNode;
+        if (prev) this.edge(prev, id, "data");
+      }
+      this.content.setDeps(id, deps);
     }
-    this.unconsumed = [];
+    if (this.llmCount === 0 && this.firstLlmDeps) this.unconsumed = [];
     this.llmCount++;
     this.records.push({ nodeId: id, boundary: "llm", request, response: null, meta: { ...meta, observed: { start: this.tick++ } } });
     return { boundary: "llm", nodeId: id, recordIndex: this.records.length - 1 };
@@ -264,6 +297,8 @@ export class TraceBuilder {
     this.add({ id: aid, type: "agent_action", ...(agent ? { agent } : {}), label, content: message });
     this.edge(ev.nodeId, aid, "data");
     this.lastAction = aid;
+    if (typeof agent === "string" && agent) this.lastActionByAgent.set(agent, aid);
+    this.content.addAction(aid, ev.nodeId, message);
     const group = calls.length > 1 ? ev.nodeId : null;
     for (const c of calls) {
       this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, args: c.args, argsCanon: safeCanon(c.args), used: false, group, callId: c.callId });
@@ -318,6 +353,7 @@ export class TraceBuilder {
       this.edge(p.llmNodeId, id, "data");
       this.edge(p.actionNodeId, id, "control");
       if (p.group) meta.parallelGroup = p.group;
+      if (p.callId) this.callIdOf.set(id, p.callId);
     } else if (this.lastAction ?? this.taskNode) {
       this.edge((this.lastAction ?? this.taskNode)!, id, "control");
     }
@@ -344,6 +380,7 @@ export class TraceBuilder {
     if (agent) this.byId.get(id)!.agent = agent;
     this.edge(ev.nodeId, id, "data");
     this.unconsumed.push(id);
+    this.content.addToolResult(id, ev.nodeId, this.callIdOf.get(ev.nodeId) ?? null, outcome.response);
     return id;
   }
 
