@@ -16,7 +16,9 @@
  * conversation holds no tool result, it calls `get_weather` with
  * `{"city": <the last word of the first user text>}`; once it holds one, it answers
  * "Weather report: <tool output>" (plus " [guided: <text>]" when the last user text follows the
- * tool result: guidance). Ids count per server (`resp_<n>`, `call_<n>`, `msg_<n>`, `toolu_<n>`).
+ * tool result: guidance). A chat request offering tools but not get_weather and holding no tool
+ * result (a supervisor after the hand-back) repeats the last assistant text. Hand-off results
+ * (`transfer_*` calls) are not tool results. Ids count per server (`resp_<n>`, `call_<n>`, `msg_<n>`, `toolu_<n>`).
  * Every request body is kept in `received` for assertions.
  */
 import http from "node:http";
@@ -50,10 +52,12 @@ function toolNames(body: Rec): string[] {
 }
 
 /** The script's decision from the conversation as plain turns. */
-function decide(turns: Turn[], tools: string[] = []): { call: { city: string }; name?: string } | { text: string } {
+function decide(turns: Turn[], tools: string[] = [], lastAssistant: string | null = null): { call: { city: string }; name?: string } | { text: string } {
   const handoff = tools.find((t) => t.startsWith("transfer_to_"));
   if (handoff && !turns.some((t) => t.kind === "handoff")) return { call: {} as { city: string }, name: handoff };
   const tool = turns.findIndex((t) => t.kind === "tool");
+  // A supervisor after the hand-back (it has no get_weather): repeat the sub-agent's answer.
+  if (tool < 0 && tools.length && !tools.includes("get_weather")) return { text: lastAssistant ?? "done" };
   if (tool < 0) {
     const first = turns.find((t) => t.kind === "user")?.text ?? "";
     const city = first.trim().split(/\s+/).pop()?.replace(/[?.!]$/, "") || "Nowhere";
@@ -90,7 +94,7 @@ export async function startScriptedProtocols(): Promise<ScriptedProtocols> {
     }
     const all = [...history, ...own];
     const names = new Map(all.filter((it): it is Rec => isRec(it) && it.type === "function_call").map((it) => [it.call_id, String(it.name)]));
-    const turns = all.flatMap((it): Turn[] => (isRec(it) && it.type === "function_call_output" ? [{ kind: names.get(it.call_id)?.startsWith("transfer_to_") ? "handoff" : "tool", text: textOf(it.output) }] : isRec(it) && it.role === "user" ? [{ kind: "user", text: textOf(it.content) }] : []));
+    const turns = all.flatMap((it): Turn[] => (isRec(it) && it.type === "function_call_output" ? [{ kind: names.get(it.call_id)?.startsWith("transfer_") ? "handoff" : "tool", text: textOf(it.output) }] : isRec(it) && it.role === "user" ? [{ kind: "user", text: textOf(it.content) }] : []));
     const d = decide(turns, toolNames(body));
     const i = ++n;
     const id = `resp_${i}`;
@@ -155,8 +159,9 @@ export async function startScriptedProtocols(): Promise<ScriptedProtocols> {
     const msgs = Array.isArray(body.messages) ? body.messages : [];
     const names = new Map<unknown, string>();
     for (const m of msgs) if (isRec(m) && Array.isArray(m.tool_calls)) for (const tc of m.tool_calls) if (isRec(tc) && isRec(tc.function)) names.set(tc.id, String(tc.function.name));
-    const turns = msgs.flatMap((m): Turn[] => (isRec(m) && m.role === "tool" ? [{ kind: names.get(m.tool_call_id)?.startsWith("transfer_to_") ? "handoff" : "tool", text: textOf(m.content) }] : isRec(m) && m.role === "user" ? [{ kind: "user", text: textOf(m.content) }] : []));
-    const d = decide(turns, toolNames(body));
+    const turns = msgs.flatMap((m): Turn[] => (isRec(m) && m.role === "tool" ? [{ kind: names.get(m.tool_call_id)?.startsWith("transfer_") ? "handoff" : "tool", text: textOf(m.content) }] : isRec(m) && m.role === "user" ? [{ kind: "user", text: textOf(m.content) }] : []));
+    const said = msgs.filter((m): m is Rec => isRec(m) && m.role === "assistant" && typeof m.content === "string" && m.content.length > 0 && !(Array.isArray(m.tool_calls) && m.tool_calls.length)).map((m) => String(m.content));
+    const d = decide(turns, toolNames(body), said.at(-1) ?? null);
     const i = ++n;
     const message = "call" in d ? { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: d.name ?? "get_weather", arguments: JSON.stringify(d.call) } }] } : { role: "assistant", content: d.text };
     const finish = "call" in d ? "tool_calls" : "stop";
