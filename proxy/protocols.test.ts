@@ -20,10 +20,11 @@ const INSTRUCTIONS = "You are the Forecaster. Use get_weather, then report.";
 async function responsesAgent(baseURL: string, stream: boolean, toolOutput = WEATHER): Promise<string> {
   const client = new OpenAI({ baseURL, apiKey: "k", maxRetries: 0 });
   const tools = [{ type: "function" as const, name: "get_weather", description: "weather of a city", parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, strict: false }];
-  const ask = async (body: OpenAI.Responses.ResponseCreateParamsNonStreaming) => (stream ? await client.responses.stream(body).finalResponse() : await client.responses.create(body));
+  type Body = Omit<OpenAI.Responses.ResponseCreateParamsNonStreaming, "stream">;
+  const ask = async (body: Body): Promise<OpenAI.Responses.Response> => (stream ? await client.responses.stream(body).finalResponse() : await client.responses.create(body));
   let r = await ask({ model: "scripted", instructions: INSTRUCTIONS, input: "What is the weather in Paris?", tools });
   for (let i = 0; i < 3; i++) {
-    const calls = r.output.filter((o): o is OpenAI.Responses.ResponseFunctionToolCall => o.type === "function_call");
+    const calls = r.output.filter((o) => o.type === "function_call") as OpenAI.Responses.ResponseFunctionToolCall[];
     if (!calls.length) break;
     r = await ask({ model: "scripted", instructions: INSTRUCTIONS, previous_response_id: r.id, input: calls.map((c) => ({ type: "function_call_output" as const, call_id: c.call_id, output: `${toolOutput} in ${JSON.parse(c.arguments).city}` })), tools });
   }

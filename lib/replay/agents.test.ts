@@ -64,6 +64,8 @@ describe("promptName (rule 4: named from its text)", () => {
     ["You are the Orchestrator of a team.", "Orchestrator"],
     ["You are a Researcher.", "Researcher"],
     ["Answer questions about the weather.", "Answer questions about the"],
+    ["You are a math expert. Always use one tool at a time.", "Math Expert"],
+    ["You are a helpful weather agent.", "Helpful Weather Agent"],
     ["   ", null],
   ])("%j -> %s", (p, n) => expect(promptName(p)).toBe(n));
 });
@@ -83,8 +85,8 @@ describe("AgentLanes", () => {
   });
   test("a prompt first seen without a name joins the named lane later (earlier nodes renamed)", () => {
     const lanes = new AgentLanes();
-    expect(lanes.assign({ name: null, source: "prompt", prompt: "You are a team supervisor." }).agent).toBe("You are a team");
-    expect(lanes.assign({ name: "supervisor", source: "handoff", prompt: "You are a team supervisor." })).toEqual({ agent: "supervisor", rename: { from: "You are a team", to: "supervisor" } });
+    expect(lanes.assign({ name: null, source: "prompt", prompt: "You are a team supervisor." }).agent).toBe("Team Supervisor");
+    expect(lanes.assign({ name: "supervisor", source: "handoff", prompt: "You are a team supervisor." })).toEqual({ agent: "supervisor", rename: { from: "Team Supervisor", to: "supervisor" } });
     expect(lanes.assign({ name: null, source: "prompt", prompt: "You are a team supervisor." }).agent).toBe("supervisor");
   });
   test("no prompt and no name: the fallback", () => {

@@ -7,7 +7,7 @@
  *      the request's history whose result came back (OpenAI Agents SDK and LangGraph supervisor
  *      hand-offs; the Agents SDK's result `{"assistant": "<Agent Name>"}` gives the exact name);
  *   4. the system prompt / instructions as a fingerprint, named from its text: "You are [the|a|an]
- *      <Name>" gives <Name>, else its first words; no system prompt at all gives "assistant"
+ *      <Name>" gives <Name>, "You are a math expert" gives "Math Expert", else its first words; no system prompt at all gives "assistant"
  *      ("embeddings" for an embeddings call, "unknown-route" for an unknown route).
  * Lanes: a request with a name (1–3) belongs to that name's lane; one without joins the lane of
  * its prompt. Two different system prompts never share a lane: a name already bound to another
@@ -73,9 +73,13 @@ export function promptTag(prompt: string): string {
   return fastHash(prompt).slice("sha256:".length, "sha256:".length + 4);
 }
 
+/** "You are a [helpful] <up to 3 words> agent|assistant|expert|…" (docs-style prompts). */
+const ROLE = /^You are (?:the |an? )?((?:[a-z][\w-]* ){0,3}?(?:agent|assistant|expert|supervisor|manager|planner|researcher|writer|editor|reviewer|critic|coder|analyst|router|orchestrator|specialist))\b/i;
+
 /**
- * Rule 4: a name read from a system prompt: "You are [the|a|an] <Name>" (a capitalised word),
- * else its first four words (at most 40 characters).
+ * Rule 4: a name read from a system prompt: "You are [the|a|an] <Name>" (a capitalised word);
+ * else "You are a <words> agent|assistant|expert|supervisor|…" title-cased ("You are a math
+ * expert." → "Math Expert"); else its first four words (at most 40 characters).
  * @returns null for an empty prompt
  */
 export function promptName(prompt: string): string | null {
@@ -83,6 +87,8 @@ export function promptName(prompt: string): string | null {
   if (!t) return null;
   const m = /^You are (?:the |an? )?([A-Z][A-Za-z0-9_-]*)/.exec(t);
   if (m) return m[1];
+  const role = ROLE.exec(t);
+  if (role) return role[1].split(" ").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(" ");
   const words = t.split(" ").slice(0, 4).join(" ").replace(/[.,;:!?]+$/, "");
   return words.length > 40 ? words.slice(0, 39) + "…" : words;
 }

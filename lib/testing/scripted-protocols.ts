@@ -11,10 +11,14 @@
  *   POST /v1/messages          Anthropic Messages (plain or message_start … message_stop events)
  *   POST /v1/embeddings        a vector per input (its length and character sum)
  *
- * The script: while the conversation holds no tool result, the model calls `get_weather` with
+ * The script: when the request offers a hand-off tool (`transfer_to_<agent>`, chat and Responses)
+ * and the conversation holds no hand-off result yet, the model calls it (`{}`); else, while the
+ * conversation holds no tool result, it calls `get_weather` with
  * `{"city": <the last word of the first user text>}`; once it holds one, it answers
  * "Weather report: <tool output>" (plus " [guided: <text>]" when the last user text follows the
- * tool result: guidance). Ids count per server (`resp_<n>`, `call_<n>`, `msg_<n>`, `toolu_<n>`).
+ * tool result: guidance). A chat request offering tools but not get_weather and holding no tool
+ * result (a supervisor after the hand-back) repeats the last assistant text. Hand-off results
+ * (`transfer_*` calls) are not tool results. Ids count per server (`resp_<n>`, `call_<n>`, `msg_<n>`, `toolu_<n>`).
  * Every request body is kept in `received` for assertions.
  */
 import http from "node:http";
@@ -40,9 +44,20 @@ function textOf(c: unknown): string {
   return "";
 }
 
+type Turn = { kind: "user" | "tool" | "handoff"; text: string };
+
+/** Names of the function tools a chat / Responses request offers. */
+function toolNames(body: Rec): string[] {
+  return (Array.isArray(body.tools) ? body.tools : []).map((t) => (isRec(t) ? (isRec(t.function) ? t.function.name : t.name) : null)).filter((n): n is string => typeof n === "string");
+}
+
 /** The script's decision from the conversation as plain turns. */
-function decide(turns: { kind: "user" | "tool"; text: string }[]): { call: { city: string } } | { text: string } {
+function decide(turns: Turn[], tools: string[] = [], lastAssistant: string | null = null): { call: { city: string }; name?: string } | { text: string } {
+  const handoff = tools.find((t) => t.startsWith("transfer_to_"));
+  if (handoff && !turns.some((t) => t.kind === "handoff")) return { call: {} as { city: string }, name: handoff };
   const tool = turns.findIndex((t) => t.kind === "tool");
+  // A supervisor after the hand-back (it has no get_weather): repeat the sub-agent's answer.
+  if (tool < 0 && tools.length && !tools.includes("get_weather")) return { text: lastAssistant ?? "done" };
   if (tool < 0) {
     const first = turns.find((t) => t.kind === "user")?.text ?? "";
     const city = first.trim().split(/\s+/).pop()?.replace(/[?.!]$/, "") || "Nowhere";
@@ -78,11 +93,12 @@ export async function startScriptedProtocols(): Promise<ScriptedProtocols> {
       history = [...prev.input, ...prev.output];
     }
     const all = [...history, ...own];
-    const turns = all.flatMap((it): { kind: "user" | "tool"; text: string }[] => (isRec(it) && it.type === "function_call_output" ? [{ kind: "tool", text: textOf(it.output) }] : isRec(it) && it.role === "user" ? [{ kind: "user", text: textOf(it.content) }] : []));
-    const d = decide(turns);
+    const names = new Map(all.filter((it): it is Rec => isRec(it) && it.type === "function_call").map((it) => [it.call_id, String(it.name)]));
+    const turns = all.flatMap((it): Turn[] => (isRec(it) && it.type === "function_call_output" ? [{ kind: names.get(it.call_id)?.startsWith("transfer_") ? "handoff" : "tool", text: textOf(it.output) }] : isRec(it) && it.role === "user" ? [{ kind: "user", text: textOf(it.content) }] : []));
+    const d = decide(turns, toolNames(body));
     const i = ++n;
     const id = `resp_${i}`;
-    const item = "call" in d ? { id: `fc_${i}`, type: "function_call", status: "completed", call_id: `call_${i}`, name: "get_weather", arguments: JSON.stringify(d.call) } : { id: `msg_${i}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: d.text, annotations: [] }] };
+    const item = "call" in d ? { id: `fc_${i}`, type: "function_call", status: "completed", call_id: `call_${i}`, name: d.name ?? "get_weather", arguments: JSON.stringify(d.call) } : { id: `msg_${i}`, type: "message", status: "completed", role: "assistant", content: [{ type: "output_text", text: d.text, annotations: [] }] };
     stored.set(id, { input: all, output: [item] });
     const usage = { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 };
     const base = { id, object: "response", created_at: 1_700_000_000 + i, model: body.model, instructions: body.instructions ?? null, previous_response_id: body.previous_response_id ?? null, tools: body.tools ?? [], parallel_tool_calls: true, tool_choice: "auto", temperature: 1, top_p: 1, text: { format: { type: "text" } }, metadata: {}, error: null, incomplete_details: null };
@@ -113,10 +129,10 @@ export async function startScriptedProtocols(): Promise<ScriptedProtocols> {
 
   function messages(body: Rec, res: http.ServerResponse) {
     const msgs = Array.isArray(body.messages) ? body.messages : [];
-    const turns = msgs.flatMap((m): { kind: "user" | "tool"; text: string }[] => {
+    const turns = msgs.flatMap((m): Turn[] => {
       if (!isRec(m) || m.role !== "user") return [];
       if (typeof m.content === "string") return [{ kind: "user", text: m.content }];
-      return (Array.isArray(m.content) ? m.content : []).flatMap((b): { kind: "user" | "tool"; text: string }[] => (isRec(b) && b.type === "tool_result" ? [{ kind: "tool", text: textOf(b.content) }] : isRec(b) && b.type === "text" ? [{ kind: "user", text: String(b.text) }] : []));
+      return (Array.isArray(m.content) ? m.content : []).flatMap((b): Turn[] => (isRec(b) && b.type === "tool_result" ? [{ kind: "tool", text: textOf(b.content) }] : isRec(b) && b.type === "text" ? [{ kind: "user", text: String(b.text) }] : []));
     });
     const d = decide(turns);
     const i = ++n;
@@ -141,16 +157,19 @@ export async function startScriptedProtocols(): Promise<ScriptedProtocols> {
 
   function chat(body: Rec, res: http.ServerResponse) {
     const msgs = Array.isArray(body.messages) ? body.messages : [];
-    const turns = msgs.flatMap((m): { kind: "user" | "tool"; text: string }[] => (isRec(m) && m.role === "tool" ? [{ kind: "tool", text: textOf(m.content) }] : isRec(m) && m.role === "user" ? [{ kind: "user", text: textOf(m.content) }] : []));
-    const d = decide(turns);
+    const names = new Map<unknown, string>();
+    for (const m of msgs) if (isRec(m) && Array.isArray(m.tool_calls)) for (const tc of m.tool_calls) if (isRec(tc) && isRec(tc.function)) names.set(tc.id, String(tc.function.name));
+    const turns = msgs.flatMap((m): Turn[] => (isRec(m) && m.role === "tool" ? [{ kind: names.get(m.tool_call_id)?.startsWith("transfer_") ? "handoff" : "tool", text: textOf(m.content) }] : isRec(m) && m.role === "user" ? [{ kind: "user", text: textOf(m.content) }] : []));
+    const said = msgs.filter((m): m is Rec => isRec(m) && m.role === "assistant" && typeof m.content === "string" && m.content.length > 0 && !(Array.isArray(m.tool_calls) && m.tool_calls.length)).map((m) => String(m.content));
+    const d = decide(turns, toolNames(body), said.at(-1) ?? null);
     const i = ++n;
-    const message = "call" in d ? { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: "get_weather", arguments: JSON.stringify(d.call) } }] } : { role: "assistant", content: d.text };
+    const message = "call" in d ? { role: "assistant", content: null, tool_calls: [{ id: `call_${i}`, type: "function", function: { name: d.name ?? "get_weather", arguments: JSON.stringify(d.call) } }] } : { role: "assistant", content: d.text };
     const finish = "call" in d ? "tool_calls" : "stop";
     const head = { id: `chatcmpl-${i}`, created: 1_700_000_000 + i, model: body.model };
     if (body.stream !== true) return json(res, 200, { ...head, object: "chat.completion", choices: [{ index: 0, message, finish_reason: finish }], usage: { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 } });
     const chunk = (delta: Rec, fr: string | null) => ({ data: { ...head, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: fr }] } });
     const events = [chunk({ role: "assistant", content: "content" in message && message.content ? message.content : "" }, null)];
-    if ("tool_calls" in message) events.push(chunk({ tool_calls: [{ index: 0, ...message.tool_calls[0] }] }, null));
+    if ("tool_calls" in message && message.tool_calls) events.push(chunk({ tool_calls: [{ index: 0, ...message.tool_calls[0] }] }, null));
     events.push(chunk({}, finish), { data: "[DONE]" } as never);
     sse(res, events);
   }
