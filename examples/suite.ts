@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { ReplayBundle } from "../lib/bundle";
 import type { Db } from "../lib/db";
 import { freshTestDb } from "../lib/db/test-db";
-import { importedLanes, llmRecords, pool, readBundle, recordExample, replayFrom, systemText, tempDir, frameworkAgentOf, type FrameworkCase } from "../lib/testing/framework-harness";
+import { importedLanes, isEmbeddings, llmRecords, pool, readBundle, recordExample, replayFrom, systemText, tempDir, frameworkAgentOf, type FrameworkCase } from "../lib/testing/framework-harness";
 import { startStochasticModel, type StochasticModel } from "../lib/testing/stochastic-model";
 
 export interface SuiteOptions {
@@ -51,6 +51,7 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
   let bundle: ReplayBundle;
   let recorded: Awaited<ReturnType<typeof recordExample>>;
   let servedDuringRecord = 0;
+  let embeddingsDuringRecord = 0;
   let fc: FrameworkCase = base;
   let stop: (() => Promise<void>) | null = null;
 
@@ -73,6 +74,7 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
       file = path.join(dir, `${base.name}.json`);
       recorded = await recordExample(fc, model.url, file);
       servedDuringRecord = model.requests.filter((r) => r.route !== "embeddings").length;
+      embeddingsDuringRecord = model.requests.length - servedDuringRecord;
       if (recorded.code === 0) bundle = readBundle(file);
     }, 120_000);
     afterAll(async () => {
@@ -85,8 +87,9 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
     test("records: exit 0 with ok, a valid bundle v1, every model call recorded", () => {
       expect(recorded.code, JSON.stringify(recorded.output)).toBe(0);
       expect(recorded.output).toMatchObject({ ok: true, status: "recorded", masExitCode: 0 });
-      const llm = bundle.records.filter((r) => r.boundary === "llm");
+      const llm = llmRecords(fc, bundle);
       expect(llm.length).toBe(servedDuringRecord);
+      expect(bundle.records.filter(isEmbeddings).length).toBe(embeddingsDuringRecord);
       expect(llm.length).toBeGreaterThanOrEqual(2);
     });
 

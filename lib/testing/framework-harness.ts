@@ -71,9 +71,12 @@ export async function recordExample(fc: FrameworkCase, upstream: string, file: s
   return r;
 }
 
-/** The LLM records of a bundle with the framework agent of each. */
+/** An embeddings record (an `llm` boundary of protocol `openai-embeddings`: no agent's model call). */
+export const isEmbeddings = (r: ReplayBundle["records"][number]) => (r.meta as { protocol?: unknown } | undefined)?.protocol === "openai-embeddings";
+
+/** The LLM records of a bundle (model calls of agents; embeddings excluded) with the framework agent of each. */
 export function llmRecords(fc: FrameworkCase, b: ReplayBundle) {
-  return b.records.filter((r) => r.boundary === "llm").map((r) => ({ seq: r.seq, nodeId: r.nodeId, agent: frameworkAgentOf(fc, r.request), request: r.request }));
+  return b.records.filter((r) => r.boundary === "llm" && !isEmbeddings(r)).map((r) => ({ seq: r.seq, nodeId: r.nodeId, agent: frameworkAgentOf(fc, r.request), request: r.request }));
 }
 
 /**
