@@ -8,7 +8,7 @@
  */
 import path from "node:path";
 import { expect, test } from "vitest";
-import { dataReaches, llmRecords, node, pool, readBundle, recordExample, replayFrom, type FrameworkCase } from "../../lib/testing/framework-harness";
+import { dataReaches, frameworkAgentOf, isEmbeddings, llmRecords, node, pool, readBundle, recordExample, replayFrom, type FrameworkCase } from "../../lib/testing/framework-harness";
 import { startStochasticModel } from "../../lib/testing/stochastic-model";
 import { frameworkSuite } from "../suite";
 
@@ -41,14 +41,16 @@ frameworkSuite(fc, {
       const orders = new Set<string>();
       const failures: string[] = [];
       await pool(2, seeds.map((seed) => async () => {
-        const m = await startStochasticModel({ seed, latencyMs: [0, 40] });
+        const m = await startStochasticModel({ seed, latencyMs: [0, 60] });
         const live = await startStochasticModel({ seed: seed + 1000 });
         try {
           const file = path.join(ctx.dir(), `jitter-${seed}.json`);
           const r = await recordExample(fc, m.url, file);
           if (r.code !== 0) return void failures.push(`seed ${seed}: record exit ${r.code} ${JSON.stringify(r.output)}`);
-          const recs = llmRecords(fc, readBundle(file));
-          orders.add(recs.map((x) => x.agent).join(","));
+          const b = readBundle(file);
+          const recs = llmRecords(fc, b);
+          // The arrival order of every model call (embeddings included: the guide's tool embeds).
+          orders.add(b.records.filter((x) => x.boundary === "llm").map((x) => (isEmbeddings(x) ? "embed" : frameworkAgentOf(fc, x.request))).join(","));
           // The target: whichever subagent's second call was recorded later; its prefix holds every
           // other call of both parallel subagents, in this recording's arrival order.
           const seconds = ["weather", "guide"].map((a) => recs.filter((x) => x.agent === a)[1]).filter(Boolean);
