@@ -5,8 +5,8 @@
  * itself is lib/services/replay/ (`executeReplayWithDetails`, shared with the app's replay worker;
  * `record` is its `recordRun`, shared with the task-level experiment methods).
  *
- *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>
- *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>]
+ *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>
+ *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] --out <new-bundle.json> [--id <bundleId>]
  *          [--runner <name> | --allow-bundle-command | -- <command...>]
  *
  * What `replay` runs (issue 10 item 1; a bundle is untrusted input): the command typed after `--`;
@@ -15,17 +15,20 @@
  * (`config.runner.name`, or `config.mas` for older bundles; lib/services/runners.ts). A bundle
  * command is never run without the flag: exit 2 saying so.
  *
- * The child gets OPENAI_BASE_URL (proxy, ends /v1), SYMTRACE_TOOL_URL (gateway), SYMTRACE_TASK
- * (the task prompt), OPENAI_API_KEY (kept, or "symtrace-local"); a registered runner gets only its
- * allowed environment (runnerEnv).
+ * The child gets OPENAI_BASE_URL (proxy, ends /v1), ANTHROPIC_BASE_URL (the proxy's root),
+ * SYMTRACE_TOOL_URL (gateway), SYMTRACE_MCP_URL (the gateway's MCP endpoint), SYMTRACE_TASK (the
+ * task prompt), OPENAI_API_KEY and ANTHROPIC_API_KEY (kept, or "symtrace-local"); a registered
+ * runner gets only its allowed environment (runnerEnv).
  * Its stdout is parsed for a `{"final": ...}` JSON line; its stderr goes to our stderr. Our stdout
  * is one JSON object.
  *
  * Returns `{ code, output }` and prints nothing. Exit codes: 0 ok (bundle written, or the prefix
  * verified without --upstream); 2 bad input (usage, unreadable/invalid bundle, unknown target or
  * no LLM boundary at or after it, command cannot start); 3 replay diverged (output = the
- * first-divergence report). A MAS that fails after going live still yields a bundle
- * (`masExitCode` says how it ended).
+ * first-divergence report); 4 `record` only: the MAS failed (non-zero exit or a signal) or
+ * nothing was recorded — `ok: false`, the bundle is still written when anything was recorded
+ * (`failedBoundaries` counts the failed boundary calls, e.g. an unknown route). A replayed MAS
+ * that fails after going live still yields a bundle (`masExitCode` says how it ended).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -36,9 +39,9 @@ import { loadRunnerRegistry, planReplay, runnerSchema, type RegisteredRunner } f
 type Result = { code: number; output: unknown };
 
 export const RECORD_USAGE =
-  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>";
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>";
 export const REPLAY_USAGE =
-  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]";
+  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]";
 
 const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
 
@@ -112,7 +115,7 @@ function checkUrl(v: string | undefined, name: string): void {
  */
 export async function recordCommand(args: string[]): Promise<Result> {
   try {
-    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--task", "--task-file", "--id", "--runner"]);
+    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--anthropic-upstream", "--mcp-upstream", "--task", "--task-file", "--id", "--runner"]);
     if (positional.length) throw new BadInput(`unexpected ${positional[0]}; usage: ${RECORD_USAGE}`);
     const out = opts["--out"];
     if (!out) throw new BadInput(`--out is required; usage: ${RECORD_USAGE}`, "--out");
@@ -120,6 +123,8 @@ export async function recordCommand(args: string[]): Promise<Result> {
     if (command.length === 0) throw new BadInput(`no command after --; usage: ${RECORD_USAGE}`, "--");
     checkUrl(opts["--upstream"], "--upstream");
     checkUrl(opts["--tool-upstream"], "--tool-upstream");
+    checkUrl(opts["--anthropic-upstream"], "--anthropic-upstream");
+    checkUrl(opts["--mcp-upstream"], "--mcp-upstream");
     if (opts["--task"] !== undefined && opts["--task-file"] !== undefined) throw new BadInput("give --task or --task-file, not both", "--task");
     // Without --task, the task the MAS itself will read (SYMTRACE_TASK), so the bundle names it.
     let task: ReplayBundle["task"] = { prompt: opts["--task"] ?? process.env.SYMTRACE_TASK ?? "" };
@@ -143,6 +148,8 @@ export async function recordCommand(args: string[]): Promise<Result> {
       config: { mas: script ? path.basename(script).replace(/\.[^.]+$/, "") : path.basename(command[0]) },
       upstream: opts["--upstream"],
       toolUpstream: opts["--tool-upstream"] ?? null,
+      anthropicUpstream: opts["--anthropic-upstream"] ?? null,
+      mcpUpstream: opts["--mcp-upstream"] ?? null,
       command,
       runnerName: runnerName ?? null,
       timeoutMs: Infinity,
@@ -151,11 +158,16 @@ export async function recordCommand(args: string[]): Promise<Result> {
     if (rec.status !== "recorded") throw new Error(rec.status === "failed" ? rec.error : "recording cancelled");
     const { bundle } = rec;
     const run = { exitCode: rec.masExitCode, final: rec.final };
+    const failedBoundaries = bundle.graph.nodes.filter((n) => (n.type === "llm_call" || n.type === "tool_result") && n.status === "error").length;
+    const summary = { out, bundleId: bundle.id, nodes: bundle.graph.nodes.length, edges: bundle.graph.edges.length, records: bundle.records.length, failedBoundaries, masExitCode: run.exitCode, masSignal: rec.masSignal, final: run.final ?? null };
+    if (bundle.records.length === 0) {
+      return { code: 4, output: { ok: false, status: "nothing-recorded", ...summary, out: null, message: `the MAS made no LLM or tool call through the proxy (exit code ${run.exitCode ?? rec.masSignal}); is it using OPENAI_BASE_URL / ANTHROPIC_BASE_URL?${rec.stderrTail ? ` stderr: ${rec.stderrTail.slice(-300)}` : ""}` } };
+    }
     writeOut(out, bundle);
-    return {
-      code: 0,
-      output: { ok: true, status: "recorded", out, bundleId: bundle.id, nodes: bundle.graph.nodes.length, edges: bundle.graph.edges.length, records: bundle.records.length, masExitCode: run.exitCode, final: run.final ?? null },
-    };
+    if (rec.masExitCode !== 0) {
+      return { code: 4, output: { ok: false, status: "mas-failed", ...summary, message: `the MAS ${rec.masExitCode === null ? `was killed by ${rec.masSignal}` : `exited with code ${rec.masExitCode}`}; the bundle of what it did is written (${failedBoundaries} failed boundary calls)` } };
+    }
+    return { code: 0, output: { ok: true, status: "recorded", ...summary } };
   } catch (e) {
     if (e instanceof BadInput) return fail(2, e.message, e.at);
     throw e;
@@ -209,7 +221,7 @@ function chooseRunner(
  */
 export async function replayCommand(args: string[], registry?: readonly RegisteredRunner[]): Promise<Result> {
   try {
-    const { opts, positional, command: given } = parseArgs(args, ["--target", "--guidance", "--upstream", "--tool-upstream", "--out", "--id", "--runner"], ["--allow-bundle-command"]);
+    const { opts, positional, command: given } = parseArgs(args, ["--target", "--guidance", "--upstream", "--tool-upstream", "--anthropic-upstream", "--mcp-upstream", "--out", "--id", "--runner"], ["--allow-bundle-command"]);
     if (positional.length !== 1) throw new BadInput(`usage: ${REPLAY_USAGE}`);
     const target = opts["--target"];
     if (!target) throw new BadInput(`--target is required; usage: ${REPLAY_USAGE}`, "--target");
@@ -217,6 +229,8 @@ export async function replayCommand(args: string[], registry?: readonly Register
     if (!out) throw new BadInput(`--out is required; usage: ${REPLAY_USAGE}`, "--out");
     checkUrl(opts["--upstream"], "--upstream");
     checkUrl(opts["--tool-upstream"], "--tool-upstream");
+    checkUrl(opts["--anthropic-upstream"], "--anthropic-upstream");
+    checkUrl(opts["--mcp-upstream"], "--mcp-upstream");
     const source = loadBundle(positional[0]);
     let runners = registry;
     try {
@@ -231,6 +245,8 @@ export async function replayCommand(args: string[], registry?: readonly Register
       guidance: opts["--guidance"] ?? "",
       upstream: opts["--upstream"] ?? null,
       toolUpstream: opts["--tool-upstream"] ?? null,
+      anthropicUpstream: opts["--anthropic-upstream"] ?? null,
+      mcpUpstream: opts["--mcp-upstream"] ?? null,
       command: how.command,
       runner: how.runner,
       env: how.env,

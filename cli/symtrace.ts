@@ -47,7 +47,7 @@ const USAGE = [
   "symtrace agreement <annotations.json> [--resamples N] [--seed S]",
   "symtrace agreement --mad <MAD file>",
   "symtrace agreement --from-db [--dataset D] [--mas M] [--benchmark B] [--resamples N] [--seed S]",
-  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>",
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>   (exit 4, ok:false: the MAS failed or nothing was recorded)",
   "symtrace detect <bundle-file|caseId|bundleId> [--judge]   (suspicious nodes and the intervention anchor; --judge: SYMTRACE_JUDGE_UPSTREAM, SYMTRACE_JUDGE_MODEL)",
   "symtrace detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]   (anchor/top-3 hit rates and per-category precision/recall vs reference nodes, with Random-Node and Last-Node baselines)",
   "symtrace detect --eval --attribution --dir <Who&When file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background]   (failure attribution per subset: agent and step accuracy, ±1/2/3/5, Wilson 95%, tokens/calls per case, published figures beside; SYMTRACE_ATTRIBUTION_UPSTREAM/_MODEL; resumable jobs; exit 3: budget reached)",
@@ -61,7 +61,7 @@ const USAGE = [
   "symtrace repair-search <bundle.json> --upstream <url> [--tool-upstream <url>] [--judge-upstream <url> [--judge-model M] | --judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--seed S] --out <dir> [-- <command...>]   (MARS search: one JSON object {best, iterations, nodes, calls, tokens}; writes tree.json and every node's bundle)",
   "symtrace repair-search start --case <case id|bundle id> [--upstream <url>] [--tool-upstream <url>] [--judge-upstream <url>|--judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--k K] [--l L] [--seed S] [--max-calls N] [--max-tokens N] [-- <command...>]   (queue the search as a job for a worker; prints its id)",
   "symtrace repair-search show <id>   (a queued/running/finished search: {best, iterations, nodes, calls, tokens, status})",
-  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
+  "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]   (exit 3: first divergence; a bundle's own command runs only with --allow-bundle-command)",
 ];
 
 function print(o: Out): void {

@@ -5,8 +5,17 @@
  * standing in for a model call) response, or refuse (divergence / prefix verified).
  *
  *   LLM proxy   GET  /v1/models                   recorded list (replay), upstream (record), or config.model
- *               POST /v1/chat/completions         boundary "llm"; `stream: true` = server-sent events
+ *               POST /v1/chat/completions         boundary "llm", protocol openai-chat; `stream: true` = server-sent events
+ *               POST /v1/responses                boundary "llm", protocol openai-responses (-> <upstream>/responses)
+ *               POST /v1/embeddings               boundary "llm", protocol openai-embeddings (-> <upstream>/embeddings)
+ *               POST /v1/messages                 boundary "llm", protocol anthropic-messages (-> <anthropicUpstream>/v1/messages)
+ *               any other route                   boundary "llm", protocol unknown-route: recorded as a failed
+ *                                                 call (HTTP 404, request `{ method, path, body }`), never forwarded
  *   tool gateway POST /<toolName>  (JSON args)     boundary "tool", request `{ tool, arguments }`
+ *               POST /mcp                         MCP Streamable HTTP gateway (./mcp.ts): tools/list, tools/call
+ * The routes also answer without the `/v1` prefix. ANTHROPIC_BASE_URL is the proxy's root
+ * (`anthropicUrl`, the Anthropic SDK appends `/v1/messages`). The `x-symtrace-agent` request
+ * header names the calling agent (lib/replay agents.ts rule 1); it is not forwarded.
  *
  * Streaming: upstream SSE is parsed with eventsource-parser; every event is written to the MAS as
  * soon as it arrives and stored in order (`{ stream: true, events: [{ data, event?, id? }] }`).
@@ -21,7 +30,8 @@ import { text as readText } from "node:stream/consumers";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createParser } from "eventsource-parser";
-import { formatSseEvent, isStreamedResponse, streamEventsFor, type BoundarySession, type DivergenceReport, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
+import { formatSseEvent, isStreamedResponse, protocolAdapter, type BoundarySession, type DivergenceReport, type ProtocolName, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
+import { handleMcp, McpUpstream } from "./mcp";
 
 /** Why a session stopped the run (the CLI then stops the MAS). */
 export type ProxyStop =
@@ -38,6 +48,13 @@ export interface BoundaryProxyOptions {
   upstream?: string;
   /** Live tool server base URL (requests go to `<toolUpstream>/<toolName>`). */
   toolUpstream?: string;
+  /**
+   * Live Anthropic base URL, without `/v1` (requests go to `<anthropicUpstream>/v1/messages`).
+   * Default: `upstream` with a trailing `/v1` removed (one local server speaking both).
+   */
+  anthropicUpstream?: string;
+  /** Live MCP server (Streamable HTTP endpoint URL) behind `<toolUrl>/mcp`. */
+  mcpUpstream?: string;
   /** `/v1/models` body to serve (replay: the recorded one). */
   models?: unknown;
   /** Model id listed by `/v1/models` when there is neither `models` nor an upstream. */
@@ -54,6 +71,10 @@ export interface BoundaryProxy {
   llmUrl: string;
   /** Tool gateway base URL (`http://127.0.0.1:<port>`): SYMTRACE_TOOL_URL. */
   toolUrl: string;
+  /** Anthropic base URL for the MAS (`http://127.0.0.1:<port>`, the LLM proxy's root): ANTHROPIC_BASE_URL. */
+  anthropicUrl: string;
+  /** MCP Streamable HTTP endpoint of the gateway (`<toolUrl>/mcp`): SYMTRACE_MCP_URL. */
+  mcpUrl: string;
   /** The `/v1/models` body last fetched from the upstream (record mode), to store in the bundle. */
   readonly modelsSeen: unknown;
   /** Boundary requests still in flight. */
@@ -97,6 +118,17 @@ async function listen(server: http.Server): Promise<number> {
 
 const trimSlash = (u: string) => u.replace(/\/+$/, "");
 
+/** LLM routes (path without a `/v1` prefix) -> protocol and upstream path. */
+const LLM_ROUTES: Record<string, { protocol: ProtocolName; path: string; anthropic?: true }> = {
+  "/chat/completions": { protocol: "openai-chat", path: "/chat/completions" },
+  "/responses": { protocol: "openai-responses", path: "/responses" },
+  "/embeddings": { protocol: "openai-embeddings", path: "/embeddings" },
+  "/messages": { protocol: "anthropic-messages", path: "/v1/messages", anthropic: true },
+};
+
+/** Request headers passed on to a live upstream (authentication and API versions). */
+const FORWARDED_HEADERS = ["authorization", "x-api-key", "anthropic-version", "anthropic-beta", "openai-beta", "openai-organization", "openai-project"];
+
 /**
  * Start the LLM proxy and the tool gateway on free ports of 127.0.0.1.
  * @returns their URLs, `idle()` and `close()`
@@ -129,11 +161,21 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     }
   };
 
+  /** Why a request is refused, in words; notifies `onStop` once. */
+  const refusal = (step: Extract<Step, { kind: "diverged" | "stopped" }>): { type: string; message: string } => {
+    notifyStop(step);
+    if (step.kind === "diverged") return { type: "symtrace_divergence", message: `symtrace replay stopped at the first divergence: ${step.report.message}` };
+    if (step.status === "rollout-limit") return { type: "symtrace_rollout_limit", message: `symtrace partial rollout: ${step.liveLlm} live LLM steps done, the run is stopped here` };
+    return { type: "symtrace_prefix_verified", message: `symtrace replay verified the prefix (${step.verified} records) and stopped at the target ${step.target!.boundaryNodeId} (no live upstream)` };
+  };
+
   /** Refuse a request the session stopped on; notify once. */
   const refuse = (res: http.ServerResponse, step: Extract<Step, { kind: "diverged" | "stopped" }>) => {
-    if (step.kind === "diverged") apiError(res, 400, "symtrace_divergence", `symtrace replay stopped at the first divergence: ${step.report.message}`);
-    else if (step.status === "rollout-limit") apiError(res, 400, "symtrace_rollout_limit", `symtrace partial rollout: ${step.liveLlm} live LLM steps done, the run is stopped here`);
-    else apiError(res, 400, "symtrace_prefix_verified", `symtrace replay verified the prefix (${step.verified} records) and stopped at the target ${step.target!.boundaryNodeId} (no live upstream)`);
+    const r = refusal(step);
+    apiError(res, 400, r.type, r.message);
+  };
+
+  const notifyStop = (step: Extract<Step, { kind: "diverged" | "stopped" }>) => {
     if (!stopped) {
       stopped = true;
       opts.onStop?.(
@@ -147,23 +189,27 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
   };
 
   /** Serve a recorded response; a stream as the client asked for it (`streamEventsFor`: no usage chunk unless requested). */
-  const serveRecorded = async (res: http.ServerResponse, step: Extract<Step, { kind: "recorded" | "substituted" }>, request?: unknown) => {
-    if (isStreamedResponse(step.response)) await writeStream(res, request === undefined ? step.response.events : streamEventsFor(step.response.events, request), step.httpStatus);
+  const serveRecorded = async (res: http.ServerResponse, step: Extract<Step, { kind: "recorded" | "substituted" }>, request?: unknown, protocol?: ProtocolName) => {
+    if (isStreamedResponse(step.response)) await writeStream(res, request === undefined ? step.response.events : protocolAdapter(protocol).streamEventsFor(step.response.events, request), step.httpStatus);
     else sendJson(res, step.httpStatus, step.response);
   };
 
-  async function liveLlm(req: http.IncomingMessage, res: http.ServerResponse, step: Extract<Step, { kind: "live" }>) {
+  const anthropicBase = opts.anthropicUpstream ?? (opts.upstream ? trimSlash(opts.upstream).replace(/\/v1$/, "") : undefined);
+  const mcpUpstream = opts.mcpUpstream ? new McpUpstream(opts.mcpUpstream, timeoutMs) : null;
+
+  async function liveLlm(req: http.IncomingMessage, res: http.ServerResponse, step: Extract<Step, { kind: "live" }>, route: { path: string; anthropic?: true }) {
     const t0 = performance.now();
-    if (!opts.upstream) {
-      const message = "no live LLM upstream configured (--upstream)";
+    const base = route.anthropic ? anthropicBase : opts.upstream;
+    if (!base) {
+      const message = route.anthropic ? "no live Anthropic upstream configured (--anthropic-upstream or --upstream)" : "no live LLM upstream configured (--upstream)";
       session.complete(step.ticket, { response: { error: { message, type: "symtrace_no_upstream" } }, httpStatus: 502, error: { type: "NoUpstream", message } });
       return apiError(res, 502, "symtrace_no_upstream", message);
     }
     const headers: Record<string, string> = { "content-type": "application/json", accept: String(req.headers.accept ?? "application/json") };
-    if (req.headers.authorization) headers.authorization = String(req.headers.authorization);
+    for (const h of FORWARDED_HEADERS) if (req.headers[h]) headers[h] = String(req.headers[h]);
     let up: Response;
     try {
-      up = await fetch(`${trimSlash(opts.upstream)}/chat/completions`, { method: "POST", headers, body: JSON.stringify(step.forward), signal: AbortSignal.timeout(timeoutMs) });
+      up = await fetch(`${trimSlash(base)}${route.path}`, { method: "POST", headers, body: JSON.stringify(step.forward), signal: AbortSignal.timeout(timeoutMs) });
     } catch (e) {
       const message = `upstream unreachable: ${(e as Error).message}`;
       session.complete(step.ticket, { response: { error: { message, type: "symtrace_upstream_error" } }, httpStatus: 502, latencyMs: performance.now() - t0, error: { type: "UpstreamUnreachable", message } });
@@ -232,6 +278,23 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     }
   }
 
+  /**
+   * A route the proxy does not know: a failed llm boundary (protocol unknown-route, request
+   * `{ method, path, body? }`, HTTP 404), never forwarded, so the bundle shows what the MAS tried.
+   */
+  async function unknownRoute(req: http.IncomingMessage, res: http.ServerResponse, p: string, agent: string | null) {
+    const text = await readText(req);
+    const request: Record<string, unknown> = { method: req.method ?? "GET", path: p };
+    if (text.trim()) request.body = jsonOrRaw(text);
+    const message = `unknown route ${req.method} ${p} (the proxy serves /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages, /v1/models)`;
+    const step = session.begin({ boundary: "llm", request, protocol: "unknown-route", agent });
+    if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step);
+    if (step.kind !== "live") return refuse(res, step);
+    const body = { error: { message, type: "not_found", param: null, code: "not_found" } };
+    session.complete(step.ticket, { response: body, httpStatus: 404, error: { type: "UnknownRoute", message } });
+    return sendJson(res, 404, body);
+  }
+
   const llmServer = http.createServer((req, res) => {
     enter();
     void (async () => {
@@ -250,18 +313,20 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
         }
         return sendJson(res, 200, { object: "list", data: [{ id: opts.defaultModel ?? "symtrace-replay", object: "model", created: 0, owned_by: "symtrace" }] });
       }
-      if (p !== "/v1/chat/completions" && p !== "/chat/completions") return apiError(res, 404, "not_found", `unknown route ${req.method} ${p}`);
-      if (req.method !== "POST") return apiError(res, 405, "method_not_allowed", "use POST");
+      const route = LLM_ROUTES[p.replace(/^\/v1(?=\/)/, "")];
+      const agentHeader = req.headers["x-symtrace-agent"];
+      const agent = typeof agentHeader === "string" && agentHeader.trim() ? agentHeader.trim() : null;
+      if (!route || req.method !== "POST") return unknownRoute(req, res, p, agent);
       let body: unknown;
       try {
         body = JSON.parse(await readText(req));
       } catch {
         return apiError(res, 400, "invalid_request_error", "request body is not valid JSON");
       }
-      const step = session.begin({ boundary: "llm", request: body });
+      const step = session.begin({ boundary: "llm", request: body, protocol: route.protocol, agent });
       // A substituted response (the proposed correction, issue 14 item 4) is served like a recorded one.
-      if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step, body);
-      if (step.kind === "live") return liveLlm(req, res, step);
+      if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step, body, route.protocol);
+      if (step.kind === "live") return liveLlm(req, res, step, route);
       return refuse(res, step);
     })()
       .catch((e: unknown) => {
@@ -275,6 +340,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     enter();
     void (async () => {
       const p = decodeURIComponent((req.url ?? "/").split("?")[0]).replace(/^\/+|\/+$/g, "");
+      if (p === "mcp") return handleMcp(req, res, await readText(req), { session, upstream: mcpUpstream, onRefused: (step) => refusal(step).message });
       if (req.method !== "POST" || !p || p.includes("/")) return sendJson(res, 404, { status: "failed", error: { type: "UnknownRoute", message: "use POST <gateway>/<toolName> with JSON arguments" } });
       const text = await readText(req);
       let args: unknown;
@@ -300,6 +366,8 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
   return {
     llmUrl: `http://127.0.0.1:${llmPort}/v1`,
     toolUrl: `http://127.0.0.1:${toolPort}`,
+    anthropicUrl: `http://127.0.0.1:${llmPort}`,
+    mcpUrl: `http://127.0.0.1:${toolPort}/mcp`,
     get modelsSeen() {
       return modelsSeen;
     },

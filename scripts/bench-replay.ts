@@ -22,13 +22,13 @@
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { buildBundle, hashRequest, type NodeDraft, type RecordDraft } from "../lib/bundle";
-import { RECORDER_ID, RecordSession, ReplaySession, agentActionContent, llmCallContent } from "../lib/replay";
+import { RECORDER_ID, RecordSession, ReplaySession, agentActionContent, fastHash, llmCallContent } from "../lib/replay";
 import { startScriptedOpenAI } from "../lib/testing/scripted-openai";
 import { startBoundaryProxy } from "../proxy";
 
 const GOAL = 20_000;
 
-function bigRequest(i: number): Record<string, unknown> {
+export function bigRequest(i: number): Record<string, unknown> {
   const messages = [{ role: "system", content: "You are WebSurfer, a worker agent that reads the Lindenbrook city parks website. ".repeat(6) }];
   for (let k = 0; k < 10; k++) messages.push({ role: k % 2 ? "assistant" : "user", content: `turn ${i}.${k}: ` + "the quick brown fox jumps over the lazy dog; ".repeat(8) });
   messages.push({ role: "user", content: `step ${i}` });
@@ -40,7 +40,12 @@ function bigRequest(i: number): Record<string, unknown> {
   };
 }
 
-function benchBundle(n: number) {
+/**
+ * The bench recording. `concurrent`: records 2i and 2i+1 were in flight together (`meta.observed`
+ * overlaps), and the replay sends 2i+1 first (the partial-order path). `invented`: every request
+ * also carries a hand-back pair with a client-invented id (fresh on replay: the renaming path).
+ */
+export function benchBundle(n: number, variant: { concurrent?: boolean; invented?: boolean } = {}) {
   const nodes: NodeDraft[] = [];
   const records: RecordDraft[] = [];
   const edges: { from: string; to: string; kind: "data" | "control" }[] = [];
@@ -48,13 +53,15 @@ function benchBundle(n: number) {
   for (let i = 0; i < n; i++) {
     const id = String(i).padStart(4, "0");
     const request = bigRequest(i);
+    if (variant.invented) (request.messages as unknown[]).splice(1, 0, { role: "assistant", content: null, tool_calls: [{ id: `rec-${i}`, type: "function", function: { name: "transfer_back", arguments: "{}" } }] }, { role: "tool", tool_call_id: `rec-${i}`, content: "back" });
     requests.push(request);
     const response = { id: `c${i}`, object: "chat.completion", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `answer ${i}` } }] };
     nodes.push({ id: `llm_call_${id}`, type: "llm_call", content: llmCallContent(request, hashRequest(request), { response }) });
     nodes.push({ id: `agent_action_${id}`, type: "agent_action", content: agentActionContent(response) });
     edges.push({ from: `llm_call_${id}`, to: `agent_action_${id}`, kind: "data" });
-    if (i > 0) edges.push({ from: `agent_action_${String(i - 1).padStart(4, "0")}`, to: `llm_call_${id}`, kind: "data" });
-    records.push({ nodeId: `llm_call_${id}`, boundary: "llm", request, response });
+    if (i > 0 && !(variant.concurrent && i & 1)) edges.push({ from: `agent_action_${String(i - 1).padStart(4, "0")}`, to: `llm_call_${id}`, kind: "data" });
+    const observed = variant.concurrent ? { start: 4 * (i >> 1) + (i & 1), end: 4 * (i >> 1) + 2 + (i & 1) } : { start: 2 * i, end: 2 * i + 1 };
+    records.push({ nodeId: `llm_call_${id}`, boundary: "llm", request, response, meta: { observed } });
   }
   const bundle = buildBundle({ id: "bench/replay", task: { prompt: "" }, config: { replay: { normalization: "openai-chat-v1", recorder: RECORDER_ID } }, nodes, edges, records });
   return { bundle, requests };
@@ -73,24 +80,53 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
   const requestBytes = Math.round(requests.reduce((s, r) => s + JSON.stringify(r).length, 0) / requests.length);
   // Each pass replays the whole recording; the MAS's raw requests carry per-run fields the
   // normalization drops (so normalization is exercised, not skipped).
-  const raw = requests.map((r, i) => ({ ...r, user: `u${i}`, stream_options: { include_usage: true } }));
-  let events = 0;
-  const t0 = performance.now();
-  while (events < N) {
-    const s = new ReplaySession({ source: bundle });
-    for (let i = 0; i < distinct && events < N; i++, events++) {
-      const step = s.begin({ boundary: "llm", request: raw[i] });
-      if (step.kind !== "recorded") throw new Error(`bench replay diverged at ${i}: ${step.kind === "diverged" ? step.report.message : step.kind}`);
+  const rawOf = (reqs: Record<string, unknown>[], fresh: boolean) =>
+    reqs.map((r, i) => {
+      const q: Record<string, unknown> = { ...r, user: `u${i}`, stream_options: { include_usage: true } };
+      if (fresh) q.messages = JSON.parse(JSON.stringify(r.messages).replaceAll(`"rec-${i}"`, `"run-${i}-${Math.random().toString(36).slice(2)}"`));
+      return q;
+    });
+  const replayRate = (b: typeof bundle, raw: Record<string, unknown>[], order: number[]) => {
+    let events = 0;
+    const t0 = performance.now();
+    while (events < N) {
+      const s = new ReplaySession({ source: b });
+      for (let k = 0; k < order.length && events < N; k++, events++) {
+        const step = s.begin({ boundary: "llm", request: raw[order[k]] });
+        if (step.kind !== "recorded") throw new Error(`bench replay diverged at ${order[k]}: ${step.kind === "diverged" ? step.report.message : step.kind}`);
+      }
     }
-  }
-  const replayMs = performance.now() - t0;
-  const eventsPerSec = Math.round((events / replayMs) * 1000);
-  // Baseline in the same process and moment (the machine is shared and noisy): lib/bundle's
-  // hashRequest (canonicalize + sha256) alone on the same requests.
-  let hashed = 0;
-  const tb = performance.now();
-  while (hashed < N) for (let i = 0; i < distinct && hashed < N; i++, hashed++) hashRequest(requests[i]);
-  const baselineHashPerSec = Math.round((hashed / (performance.now() - tb)) * 1000);
+    return { events, ms: performance.now() - t0 };
+  };
+  // Baselines in the same process and moment (the machine is shared and noisy), on the same requests:
+  // lib/bundle's hashRequest (RFC 8785 canonicalJson + sha256) and the bare fastHash (replay's own
+  // byte-identical canonicalizer + sha256) — the hash alone, no normalization, matching or node checks.
+  const hashRate = (f: (v: unknown) => string, reqs: unknown[]) => {
+    let hashed = 0;
+    const tb = performance.now();
+    while (hashed < N) for (let i = 0; i < reqs.length && hashed < N; i++, hashed++) f(reqs[i]);
+    return Math.round((hashed / (performance.now() - tb)) * 1000);
+  };
+  const inOrder = requests.map((_, i) => i);
+  const swapped = inOrder.map((i) => (i & 1 ? i - 1 : i + 1 < inOrder.length ? i + 1 : i));
+  const conc = benchBundle(distinct, { concurrent: true });
+  const inv = benchBundle(distinct, { invented: true });
+  const variants = [
+    { name: "sequential", bundle, raw: rawOf(requests, false), order: inOrder, reqs: requests },
+    { name: "concurrent (pairs swapped)", bundle: conc.bundle, raw: rawOf(conc.requests, false), order: swapped, reqs: conc.requests },
+    { name: "invented ids (renamed)", bundle: inv.bundle, raw: rawOf(inv.requests, true), order: inOrder, reqs: inv.requests },
+  ];
+  const rows = variants.map((v) => {
+    replayRate(v.bundle, v.raw, v.order); // warm-up
+    const r = replayRate(v.bundle, v.raw, v.order);
+    const eps = Math.round((r.events / r.ms) * 1000);
+    const bare = hashRate(fastHash, v.reqs);
+    return { name: v.name, events: r.events, ms: Math.round(r.ms), eventsPerSec: eps, bareHashPerSec: bare, relativeToBareHash: Number((eps / bare).toFixed(2)) };
+  });
+  const events = rows[0].events;
+  const replayMs = rows[0].ms;
+  const eventsPerSec = rows[0].eventsPerSec;
+  const baselineHashPerSec = hashRate(hashRequest, requests);
 
   // Proxy overhead against a local endpoint.
   const upstream = await startScriptedOpenAI({ respond: () => ({ content: "ok" }) });
@@ -126,6 +162,10 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
     goalMet: eventsPerSec >= GOAL,
     baselineHashPerSec,
     relativeToBaseline: Number((eventsPerSec / baselineHashPerSec).toFixed(2)),
+    bareHashPerSec: rows[0].bareHashPerSec,
+    relativeToBareHash: rows[0].relativeToBareHash,
+    goalRelativeToBareHash: 0.9,
+    variants: rows,
     proxyCalls: M,
     directMsPerCall: Number(directMs.toFixed(3)),
     proxyMsPerCall: Number(proxyMs.toFixed(3)),
@@ -134,6 +174,7 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
   process.stderr.write(
     [
       `replay matching   ${events} events of ~${requestBytes} B in ${result.replayMs} ms = ${eventsPerSec}/s (goal >= ${GOAL}/s: ${result.goalMet ? "met" : "NOT met"}); canonicalize+sha256 alone: ${baselineHashPerSec}/s (x${result.relativeToBaseline})`,
+      ...rows.map((r) => `  ${r.name.padEnd(28)} ${r.eventsPerSec}/s; bare canonicalize+sha256 (fastHash) ${r.bareHashPerSec}/s; ratio x${r.relativeToBareHash} (goal >= 0.9: ${r.relativeToBareHash >= 0.9 ? "met" : "NOT met"})`),
       `proxy overhead    direct ${result.directMsPerCall} ms/call, through the proxy ${result.proxyMsPerCall} ms/call, ratio ${result.proxyOverheadRatio} (${M} calls)`,
     ].join("\n") + "\n",
   );

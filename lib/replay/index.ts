@@ -15,7 +15,7 @@ export type {
 } from "./session";
 export { resolveOutputTarget, resolveTarget, TargetError } from "./target";
 export type { TargetResolution } from "./target";
-export { normalizeRequest, isNormalizationName, NORMALIZATIONS, DEFAULT_NORMALIZATION, OPENAI_CHAT_V1_DROPPED } from "./normalize";
+export { normalizeRequest, isNormalizationName, NORMALIZATIONS, DEFAULT_NORMALIZATION, OPENAI_CHAT_V1_DROPPED, PROTOCOL_NORMALIZATIONS } from "./normalize";
 export type { NormalizationName } from "./normalize";
 export { pointerDiff, describeDiff, resolvePointer } from "./diff";
 export type { PointerDiff } from "./diff";
@@ -28,3 +28,15 @@ export { alignSuffix, finalAnswer, finalAnswerText, interventionNodeId, resolveO
 export type { AlignedRow, FinalAnswer, ResolvedOutcome, SuffixAlignment, SuffixMarker, SuffixNode, Verdict } from "./compare";
 export { compareReplay } from "./node-compare";
 export type { CompareKind, CompareRow } from "./node-compare";
+export { compileMasks, applyMasks, MaskError, MASKED } from "./masks";
+export type { ReplayMask, CompiledMask, MaskedValue } from "./masks";
+export { producedIds, renameInventedIds, hasInventedIds, ID_KEYS } from "./rename";
+export { observedSpans, ReadyTracker } from "./order";
+export type { ObservedSpan } from "./order";
+export { PROTOCOLS, DEFAULT_PROTOCOL, isProtocolName, protocolAdapter, recordProtocol, appendGuidanceFor, toolResultAt } from "./protocols";
+export type { ProtocolName, ProtocolAdapter, OutputView, ToolCallView, ToolResultView } from "./protocols";
+export { AgentLanes, agentEvidence, promptName, promptTag } from "./agents";
+export type { AgentEvidence } from "./agents";
+export { OPENAI_RESPONSES_V1, OPENAI_RESPONSES_V1_DROPPED, expandPreviousResponse, expandResponseChain, responsesOutput, responsesResponseOf } from "./responses";
+export { ANTHROPIC_MESSAGES_V1, ANTHROPIC_MESSAGES_V1_DROPPED, anthropicMessageOf, anthropicOutput } from "./anthropic";
+export { OPENAI_EMBEDDINGS_V1, OPENAI_EMBEDDINGS_V1_DROPPED } from "./embeddings";

@@ -17,12 +17,18 @@ import {
 } from "../bundle";
 import { fastHash as hashContent, fastHash as hashRequest } from "./canonical";
 import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
-import { DEFAULT_NORMALIZATION, normalizeRequest } from "./normalize";
-import { appendGuidance, correctionMessage, substitutedResponse } from "./openai";
+import { DEFAULT_NORMALIZATION, PROTOCOL_NORMALIZATIONS, normalizeRequest } from "./normalize";
+import { correctionMessage, substitutedResponse } from "./openai";
+import { appendGuidanceFor as appendGuidanceOf, recordProtocol, toolResultAt, type ProtocolName } from "./protocols";
+import { expandPreviousResponse, responsesIdOf, type RecordedExchange } from "./responses";
 import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
+import { applyMasks, compileMasks, type CompiledMask, type MaskedValue } from "./masks";
+import { ReadyTracker, observedSpans } from "./order";
+import { hasInventedIds, producedIds, renameInventedIds } from "./rename";
 import {
   RECORDER_ID,
   TraceBuilder,
+  agentOfRequest,
   agentActionContent,
   llmCallContent,
   taskNodeContent,
@@ -35,9 +41,30 @@ import {
 /** One boundary request as the MAS made it. */
 export interface BoundaryCall {
   boundary: Boundary;
-  /** LLM: the chat-completions body; tool: `{ tool, arguments }`. Not yet normalized. */
+  /** LLM: the chat-completions (or other protocol's) body; tool: `{ tool, arguments }`. Not yet normalized. */
   request: unknown;
+  /** LLM: the provider protocol of the route (default openai-chat; protocols.ts). Stored as record `meta.protocol` when not chat. */
+  protocol?: ProtocolName;
+  /** The `x-symtrace-agent` header, when the MAS sent one (agents.ts rule 1; not hashed). */
+  agent?: string | null;
 }
+
+/**
+ * `config.replay.protocols`: the named normalization of every non-chat protocol the records use
+ * (`{ "openai-responses": "openai-responses-v1", ... }`); nothing when all are chat.
+ */
+function protocolsOf(records: readonly unknown[], bundleNormalization: string): { protocols?: Record<string, string> } {
+  const out: Record<string, string> = {};
+  for (const r of records as { boundary?: unknown; meta?: unknown }[]) {
+    const p = r.boundary === "llm" ? recordProtocol(r) : "openai-chat";
+    if (p !== "openai-chat") out[p] = bundleNormalization === "none" ? "none" : PROTOCOL_NORMALIZATIONS[p];
+  }
+  return Object.keys(out).length ? { protocols: out } : {};
+}
+
+/** q ⊕ Δ in the call's protocol. */
+const appendGuidance = <T>(request: T, guidance: string, protocol?: string | null): T => appendGuidanceOf(request, guidance, protocol);
+const protoMeta = (call: BoundaryCall): Record<string, unknown> => (call.boundary === "llm" && call.protocol && call.protocol !== "openai-chat" ? { protocol: call.protocol } : {});
 
 /** What the proxy must do with a boundary request. */
 export type Step =
@@ -72,7 +99,7 @@ export type Step =
   | { kind: "stopped"; status: "rollout-limit"; verified: number; liveLlm: number; target: TargetResolution | null };
 
 /** Why replay stopped at the first divergence. */
-export type DivergenceReason = "content" | "extra-call" | "missing-call" | "recording-exhausted" | "node-hash";
+export type DivergenceReason = "content" | "extra-call" | "missing-call" | "reordered" | "recording-exhausted" | "node-hash";
 
 /** Recorded neighbour of the divergent position. */
 export interface RecordSummary {
@@ -105,6 +132,17 @@ export interface DivergenceReport {
   neighbours: { previous: RecordSummary | null; next: RecordSummary | null };
   /** Records matched before the divergence. */
   verified: number;
+  /**
+   * What was masked or renamed in the divergent request before hashing (issue 21 item 5:
+   * `config.replay.masks` and client-invented ids); present only when the bundle has masks or
+   * invented ids.
+   */
+  masked?: MaskedValue[];
+  /**
+   * Set when what differs lies in a tool result the LLM request carries back (an in-process tool's
+   * output): its call id and pointer; `message` then says "tool result differs".
+   */
+  toolResult?: { callId: string; pointer: string };
 }
 
 /** Session surface the proxy uses (record and replay alike). */
@@ -131,7 +169,7 @@ abstract class LiveRecorder {
   private nextTicket = 1;
 
   protected startLive(call: BoundaryCall, normalized: unknown, meta: Record<string, unknown> = {}): { ticket: number; nodeId: string } {
-    const ev = call.boundary === "llm" ? this.builder.beginLlm(normalized, meta) : this.builder.beginTool(normalized);
+    const ev = call.boundary === "llm" ? this.builder.beginLlm(normalized, { ...protoMeta(call), ...meta }, { agent: call.agent }) : this.builder.beginTool(normalized);
     const t = this.nextTicket++;
     this.tickets.set(t, { ev, requestHash: hashRequest(normalized) });
     return { ticket: t, nodeId: ev.nodeId };
@@ -174,18 +212,19 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
   readonly mode = "record" as const;
   private readonly normalization: string;
 
-  /** @throws Error for an unknown normalization name */
+  /** @throws Error for an unknown normalization name; MaskError for a malformed `config.replay.masks` */
   constructor(private readonly opts: RecordSessionOptions) {
     super();
     this.normalization = opts.normalization ?? DEFAULT_NORMALIZATION;
     normalizeRequest("llm", {}, this.normalization);
+    compileMasks((opts.config?.replay as Record<string, unknown> | null | undefined)?.masks);
     this.builder = new TraceBuilder();
     if (opts.task.prompt) this.builder.addTask(opts.task.prompt);
   }
 
   /** Always live: `forward` is the MAS's own request. */
   begin(call: BoundaryCall): Step {
-    const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+    const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
     const { ticket, nodeId } = this.startLive(call, normalized);
     return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
   }
@@ -201,7 +240,7 @@ export class RecordSession extends LiveRecorder implements BoundarySession {
     const config = {
       ...(this.opts.config ?? {}),
       ...(end.runner ? { runner: end.runner } : {}),
-      replay: { ...(this.opts.config?.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+      replay: { ...(this.opts.config?.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID, ...protocolsOf(this.builder.records, this.normalization) },
     };
     return buildBundle({
       id: this.opts.id,
@@ -257,8 +296,10 @@ export interface ReplaySessionOptions {
 /** Per-record precomputation. */
 interface RecInfo {
   rec: BoundaryRecord;
-  /** Index of the last record of its parallel group (itself when not grouped). */
-  groupEnd: number;
+  /** Hash matched against: `requestHash`, or the hash after masks and id renaming. */
+  matchHash: string;
+  /** Agent of the record's node (null when unknown). */
+  agent: string | null;
   /** Companion node (agent_action / tool_result) materialized from the response. */
   companion: BundleNode | null;
   guidance: string | null;
@@ -285,8 +326,19 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   private readonly infos: RecInfo[];
   private readonly nodeById: Map<string, BundleNode>;
   private readonly checkNodes: boolean;
-  private j = 0;
-  private groupDone = new Set<number>();
+  /** Served records and which may be served next (the observed partial order, order.ts). */
+  private readonly ready: ReadyTracker;
+  /** matchHash -> seqs (ascending). */
+  private readonly byHash = new Map<string, number[]>();
+  /** Distinct `meta.guidance` of the records (former targets; usually none). */
+  private readonly guidances: string[];
+  private readonly masks: CompiledMask[];
+  /** Ids produced by recorded responses, when some recorded request has client-invented ids; null: no renaming; undefined: not decided yet. */
+  private produced: Set<string> | null | undefined = undefined;
+  /** Every masked / renamed value of the requests served so far (`maskReport`). */
+  private readonly maskHits: MaskedValue[] = [];
+  /** The source has no `meta.observed` (total order of seq, parallel tool groups as sets). */
+  private readonly legacyOrder: boolean;
   private state: "replaying" | "live" | "diverged" | "stopped" = "replaying";
   private stopStep: Extract<Step, { kind: "stopped" }> | null = null;
   private liveLlm = 0;
@@ -321,20 +373,24 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const companionType: Record<Boundary, NodeType> = { llm: "agent_action", tool: "tool_result" };
     const dataOut = new Map<string, string[]>();
     for (const e of s.graph.edges) if (e.kind === "data") (dataOut.get(e.from) ?? dataOut.set(e.from, []).get(e.from)!).push(e.to);
-    const n = s.records.length;
+    this.masks = compileMasks((s.config.replay as Record<string, unknown> | null | undefined)?.masks);
+    // Id renaming is decided lazily (first request matching no record as sent: resolveRenaming),
+    // so a replay whose requests all match as sent never scans the recorded requests for ids.
+    if (this.masks.length > 0) this.produced = this.inventedIdsOf();
+    const transforms = this.transforms;
+    const guidances = new Set<string>();
     this.infos = s.records.map((rec) => {
       const comp = (dataOut.get(rec.nodeId) ?? []).map((id) => this.nodeById.get(id)).find((x) => x?.type === companionType[rec.boundary]) ?? null;
       const g = typeof rec.meta?.guidance === "string" ? (rec.meta.guidance as string) : null;
-      return { rec, groupEnd: rec.seq, companion: comp, guidance: g };
+      if (g !== null) guidances.add(g);
+      const matchHash = transforms ? hashRequest(this.transform(rec.boundary, rec.request, null)) : rec.requestHash;
+      return { rec, matchHash, agent: this.nodeById.get(rec.nodeId)?.agent ?? null, companion: comp, guidance: g };
     });
-    for (let i = 0; i < n; i++) {
-      const grp = s.records[i].meta?.parallelGroup;
-      if (s.records[i].boundary !== "tool" || typeof grp !== "string") continue;
-      let e = i;
-      while (e + 1 < n && s.records[e + 1].boundary === "tool" && s.records[e + 1].meta?.parallelGroup === grp) e++;
-      for (let k = i; k <= e; k++) this.infos[k].groupEnd = e;
-      i = e;
-    }
+    this.guidances = [...guidances];
+    this.indexHashes();
+    const spans = observedSpans(s.records);
+    this.ready = new ReadyTracker(spans.spans);
+    this.legacyOrder = spans.synthesized;
     // The live suffix: new node ids continue after the source's, and the target's dependencies on
     // prefix nodes are the source's edges into the target node.
     const startIndex: Partial<Record<NodeType, number>> = {};
@@ -362,7 +418,11 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         }
       }
     }
-    this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction });
+    let startTick = 0;
+    for (const sp of this.ready.spans) startTick = Math.max(startTick, sp.start + 1, Number.isFinite(sp.end) ? sp.end + 1 : 0);
+    this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction, startTick });
+    // Source outputs live requests may carry (edges from nodes left out of the prefix are dropped in toBundle).
+    this.builder.seedOutputs(s.order.map((id) => this.nodeById.get(id)!));
   }
 
   /** Records served so far (matched and verified). */
@@ -395,6 +455,15 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return this.state;
   }
 
+  /**
+   * What masks and id renaming changed in the requests matched so far (issue 21 item 5), or null
+   * when the bundle declares no masks and has no client-invented ids (nothing is relaxed).
+   */
+  get maskReport(): { masks: number; renamedIds: boolean; masked: MaskedValue[] } | null {
+    if (!this.transforms) return null;
+    return { masks: this.masks.length, renamedIds: !!this.produced, masked: [...this.maskHits] };
+  }
+
   /** The first divergence, once one happened. */
   get report(): DivergenceReport | null {
     return this.divergence;
@@ -416,91 +485,174 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         if (this.continuing && this.liveLlm === 1 && this.opts.guidance) {
           let forward: unknown;
           try {
-            forward = appendGuidance(call.request, this.opts.guidance);
+            forward = appendGuidance(call.request, this.opts.guidance, call.protocol);
           } catch (e) {
-            return this.diverge(this.j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+            return this.diverge(this.source.records.length, call, hashRequest(normalizeRequest("llm", call.request, this.normalization, call.protocol)), "content", (e as Error).message);
           }
-          const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization), { guidance: this.opts.guidance });
-          return { kind: "live", ticket, forward, isTarget: true, nodeId };
+          const { ticket, nodeId } = this.startLive(call, normalizeRequest("llm", forward, this.normalization, call.protocol), { guidance: this.opts.guidance });
+          return { kind: "live", ticket, forward: this.liveForward(call, forward), isTarget: true, nodeId };
         }
       }
-      const normalized = normalizeRequest(call.boundary, call.request, this.normalization);
+      const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
       const { ticket, nodeId } = this.startLive(call, normalized);
-      return { kind: "live", ticket, forward: call.request, isTarget: false, nodeId };
+      return { kind: "live", ticket, forward: this.liveForward(call, call.request), isTarget: false, nodeId };
     }
     const R = this.source.records;
-    const j = this.j;
     // Continue mode: the whole recording was served; everything after it is live.
-    if (this.opts.continueAtEnd && j >= R.length && this.groupDone.size === 0) {
+    if (this.opts.continueAtEnd && this.ready.count >= R.length) {
       this.state = "live";
       this.continuing = true;
       return this.begin(call);
     }
-    // The target boundary (only when no parallel group is open, which it cannot be: the target is an llm record).
-    if (this.target && j === this.target.seq && this.groupDone.size === 0 && call.boundary === "llm") {
+    let L = this.lookup(call);
+    if (L.k < 0 && this.produced === undefined && this.resolveRenaming()) L = this.lookup(call);
+    const { hits, h, gh } = L;
+    const k = L.k;
+    // The target boundary: identified by content and agent, never by position alone (isTargetCall).
+    if (this.target && call.boundary === "llm" && this.ready.isReady(this.target.seq) && (k === this.target.seq || k < 0)) {
+      const t = this.target.seq;
+      const callAgent = call.agent ?? agentOfRequest(call.request);
+      const recAgent = this.infos[t].agent;
+      if (k === t && callAgent && recAgent && callAgent !== recAgent) {
+        return this.diverge(k, call, gh, "content", `the target's request came from agent "${callAgent}", the recording's from "${recAgent}"`, undefined, hits);
+      }
+      if (k !== t && !(callAgent && recAgent ? callAgent === recAgent : this.onlyReadyLlm(t))) return this.mismatch(call, h, hits);
+      if (hits) this.maskHits.push(...hits);
       if (this.opts.stopAtTarget) {
         this.state = "stopped";
         return { kind: "stopped", status: "prefix-verified", verified: this.matched, target: this.target };
       }
-      if (this.opts.substitution !== undefined) return this.substitute(call, this.opts.substitution);
+      if (this.opts.substitution !== undefined) {
+        if (call.protocol && call.protocol !== "openai-chat") return this.diverge(k, call, this.hashOf(call, null), "content", `substitution answers chat-completions calls only; the target is a ${call.protocol} call`);
+        return this.substitute(call, this.opts.substitution);
+      }
       const g = this.opts.guidance;
       let forward = call.request;
       if (g) {
         try {
-          forward = appendGuidance(call.request, g);
+          forward = appendGuidance(call.request, g, call.protocol);
         } catch (e) {
-          return this.diverge(j, call, hashRequest(normalizeRequest("llm", call.request, this.normalization)), "content", (e as Error).message);
+          return this.diverge(k, call, h, "content", (e as Error).message, undefined, hits);
         }
       }
-      const normalized = normalizeRequest("llm", forward, this.normalization);
+      const normalized = normalizeRequest("llm", forward, this.normalization, call.protocol);
       this.state = "live";
       this.liveLlm = 1;
       const { ticket, nodeId } = this.startLive(call, normalized, g ? { guidance: g } : {});
-      return { kind: "live", ticket, forward, isTarget: true, nodeId };
+      return { kind: "live", ticket, forward: this.liveForward(call, forward), isTarget: true, nodeId };
     }
-    if (j >= R.length) {
-      return this.diverge(j, call, this.hashOf(call, null), "recording-exhausted");
+    if (k < 0) return this.mismatch(call, h, hits);
+    const step = this.serve(k, call, gh);
+    if (step.kind === "recorded") {
+      this.ready.serve(k);
+      if (hits) this.maskHits.push(...hits);
     }
-    const info = this.infos[j];
-    // A parallel group: match any not-yet-served member by hash.
-    if (info.groupEnd > j) {
-      const h = this.hashOf(call, null);
-      let hit = -1;
-      if (call.boundary === "tool") {
-        for (let k = j; k <= info.groupEnd; k++) {
-          if (!this.groupDone.has(k) && R[k].requestHash === h) {
-            hit = k;
-            break;
-          }
-        }
-      }
-      if (hit < 0) {
-        let exp = j;
-        while (this.groupDone.has(exp)) exp++;
-        return this.diverge(exp, call, h, call.boundary === "tool" ? "content" : "missing-call");
-      }
-      const step = this.serve(hit, call, h);
-      if (step.kind !== "recorded") return step;
-      this.groupDone.add(hit);
-      if (this.groupDone.size === info.groupEnd - j + 1) {
-        this.groupDone.clear();
-        this.j = info.groupEnd + 1;
-      }
-      return step;
-    }
-    const h = this.hashOf(call, info.guidance);
-    if (call.boundary !== info.rec.boundary || h !== info.rec.requestHash) {
-      return this.diverge(j, call, h, call.boundary !== info.rec.boundary ? "extra-call" : "content");
-    }
-    const step = this.serve(j, call, h);
-    if (step.kind === "recorded") this.j = j + 1;
     return step;
+  }
+
+  /** Hash the call (masks / renaming applied when active) and find a ready record with that hash (also with a former target's guidance). */
+  private lookup(call: BoundaryCall): { hits: MaskedValue[] | null; h: string; gh: string; k: number } {
+    const hits: MaskedValue[] | null = this.transforms ? [] : null;
+    const h = this.hashOf(call, null, hits);
+    let k = this.findReady(h, call.boundary);
+    let gh = h;
+    for (let gi = 0; k < 0 && gi < this.guidances.length; gi++) {
+      gh = this.hashOf(call, this.guidances[gi], null);
+      k = this.findReady(gh, call.boundary);
+    }
+    return { hits, h, gh, k };
+  }
+
+  /** Produced ids when some recorded llm request carries a client-invented id, else null (rename.ts). */
+  private inventedIdsOf(): Set<string> | null {
+    const R = this.source.records;
+    if (!R.some((r) => r.boundary === "llm")) return null;
+    const ids = producedIds(R);
+    return R.some((r) => r.boundary === "llm" && hasInventedIds(r.request, ids)) ? ids : null;
+  }
+
+  /** Decide id renaming; when it turns on, re-hash the records with it. @returns true when renaming is now on */
+  private resolveRenaming(): boolean {
+    this.produced = this.inventedIdsOf();
+    if (!this.produced) return false;
+    for (const info of this.infos) info.matchHash = hashRequest(this.transform(info.rec.boundary, info.rec.request, null));
+    this.indexHashes();
+    return true;
+  }
+
+  /** byHash from the records' match hashes. */
+  private indexHashes(): void {
+    this.byHash.clear();
+    for (const info of this.infos) {
+      const list = this.byHash.get(info.matchHash);
+      if (list) list.push(info.rec.seq);
+      else this.byHash.set(info.matchHash, [info.rec.seq]);
+    }
+  }
+
+  /** True when record t is the only ready llm record (the target by elimination when agents are unknown). */
+  private onlyReadyLlm(t: number): boolean {
+    return this.ready.readyRecords().every((x) => x === t || this.infos[x].rec.boundary !== "llm");
+  }
+
+  /** True when masks or id renaming apply (else requests are hashed as normalized). */
+  private get transforms(): boolean {
+    return this.masks.length > 0 || !!this.produced;
+  }
+
+  /** Masks and id renaming of a normalized request (identity when the bundle needs neither). */
+  private transform(boundary: Boundary, normalized: unknown, hits: MaskedValue[] | null): unknown {
+    let v = normalized;
+    if (this.produced && boundary === "llm") v = renameInventedIds(v, this.produced, hits);
+    if (this.masks.length) v = applyMasks(v, this.masks, boundary, hits);
+    return v;
+  }
+
+  /** The lowest-seq ready (unserved, predecessors served) record of this boundary with this match hash, or -1. */
+  private findReady(h: string, boundary: Boundary): number {
+    const list = this.byHash.get(h);
+    if (!list) return -1;
+    for (const k of list) if (this.infos[k].rec.boundary === boundary && this.ready.isReady(k)) return k;
+    return -1;
+  }
+
+  /**
+   * No ready record matches: name the first divergence.
+   *   - the request equals an unserved record whose recorded predecessors are not all served:
+   *     `missing-call` ("skipped") when one of those predecessors is the same agent's (the agent went
+   *     past a call it made), else `reordered` (it overtook another agent's call that had completed
+   *     before it began in the recording);
+   *   - else against the closest ready record (same boundary and agent, then same boundary, then
+   *     any): `content` (same boundary) or `extra-call`; `recording-exhausted` when all are served.
+   */
+  private mismatch(call: BoundaryCall, h: string, hits: MaskedValue[] | null): Step {
+    const hashes = [h, ...this.guidances.map((g) => this.hashOf(call, g, null))];
+    for (const hh of hashes) {
+      const m = (this.byHash.get(hh) ?? []).find((x) => this.infos[x].rec.boundary === call.boundary && !this.ready.isServed(x));
+      if (m === undefined) continue;
+      const preds = this.ready.unservedPredecessors(m);
+      const agent = this.infos[m].agent;
+      const own = preds.find((p) => this.infos[p].agent === agent);
+      if (own !== undefined) return this.diverge(own, call, hh, "missing-call", undefined, undefined, hits, m);
+      return this.diverge(preds[0] ?? m, call, hh, "reordered", undefined, undefined, hits, m);
+    }
+    const readyList = this.ready.readyRecords();
+    if (readyList.length === 0) {
+      const first = this.ready.firstUnserved();
+      return this.diverge(first < 0 ? this.source.records.length : first, call, h, first < 0 ? "recording-exhausted" : "content", undefined, undefined, hits);
+    }
+    const agent = call.agent ?? (call.boundary === "llm" ? agentOfRequest(call.request) : null);
+    const exp =
+      readyList.find((x) => this.infos[x].rec.boundary === call.boundary && (agent === null || this.infos[x].agent === agent)) ??
+      readyList.find((x) => this.infos[x].rec.boundary === call.boundary) ??
+      readyList[0];
+    return this.diverge(exp, call, h, this.infos[exp].rec.boundary === call.boundary ? "content" : "extra-call", undefined, undefined, hits);
   }
 
   /** The target boundary answered by the correction: recorded as a completed llm record, served as a response. */
   private substitute(call: BoundaryCall, correction: string): Step {
     const response = substitutedResponse(call.request, correction);
-    const normalized = normalizeRequest("llm", call.request, this.normalization);
+    const normalized = normalizeRequest("llm", call.request, this.normalization, call.protocol);
     this.state = "live";
     this.liveLlm = 0;
     const { ticket, nodeId } = this.startLive(call, normalized, { substituted: true });
@@ -510,16 +662,43 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return { kind: "substituted", seq: this.target!.seq, nodeId, response, httpStatus: 200 };
   }
 
-  private hashOf(call: BoundaryCall, guidance: string | null): string {
+  /**
+   * The request a live call is forwarded as (the stored record keeps the MAS's own): a Responses
+   * request whose `previous_response_id` names a recorded response gets that id replaced by the
+   * recorded items it stands for (responses.ts `expandPreviousResponse`): the live upstream never
+   * saw a replayed response.
+   */
+  private liveForward(call: BoundaryCall, forward: unknown): unknown {
+    if (call.boundary !== "llm" || call.protocol !== "openai-responses") return forward;
+    if (!this.responsesById) {
+      this.responsesById = new Map();
+      for (const r of this.source.records) {
+        if (r.boundary !== "llm" || recordProtocol(r) !== "openai-responses") continue;
+        const id = responsesIdOf(r.response);
+        if (id) this.responsesById.set(id, { request: r.request, response: r.response });
+      }
+    }
+    const m = this.responsesById;
+    try {
+      return expandPreviousResponse(forward, (id) => m.get(id) ?? null);
+    } catch {
+      return forward;
+    }
+  }
+
+  private responsesById: Map<string, RecordedExchange> | null = null;
+
+  private hashOf(call: BoundaryCall, guidance: string | null, hits: MaskedValue[] | null = null): string {
     let req = call.request;
     if (guidance !== null) {
       try {
-        req = appendGuidance(req, guidance);
+        req = appendGuidance(req, guidance, call.protocol);
       } catch {
         /* not a chat request: hashed as is, and it will not match */
       }
     }
-    return hashRequest(normalizeRequest(call.boundary, req, this.normalization));
+    const normalized = normalizeRequest(call.boundary, req, this.normalization, call.protocol);
+    return hashRequest(this.transforms ? this.transform(call.boundary, normalized, hits) : normalized);
   }
 
   /** Return records[k].response after checking the materialized nodes (Algorithm 2 line 15). */
@@ -529,8 +708,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const httpStatus = typeof rec.meta?.httpStatus === "number" ? (rec.meta.httpStatus as number) : 200;
     if (this.checkNodes) {
       const outcome: BoundaryOutcome = { response: rec.response, httpStatus };
-      const own = rec.boundary === "llm" ? llmCallContent(rec.request, h, outcome) : toolCallContent(rec.request);
-      const comp = rec.boundary === "llm" ? agentActionContent(rec.response) : toolResultContent(outcome);
+      const protocol = rec.boundary === "llm" ? recordProtocol(rec) : null;
+      const own = rec.boundary === "llm" ? llmCallContent(rec.request, rec.requestHash, outcome, protocol) : toolCallContent(rec.request);
+      const comp = rec.boundary === "llm" ? agentActionContent(rec.response, protocol) : toolResultContent(outcome);
       const checks: [BundleNode | null | undefined, unknown][] = [[this.nodeById.get(rec.nodeId), own]];
       if (info.companion || comp !== null) checks.push([info.companion, comp]);
       for (const [node, content] of checks) {
@@ -541,7 +721,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
         this.nodeChecks++;
       }
     }
-    if (k === 0 && this.checkNodes && this.source.task.prompt) {
+    if (this.matched === 0 && this.checkNodes && this.source.task.prompt) {
       const t = this.source.graph.nodes.find((n) => n.id === "task_0000");
       if (t && t.contentHash !== hashContent(taskNodeContent(this.source.task.prompt))) {
         return this.diverge(k, call, h, "node-hash", undefined, { node: t, content: taskNodeContent(this.source.task.prompt), actual: hashContent(taskNodeContent(this.source.task.prompt)) });
@@ -566,32 +746,42 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     reason: DivergenceReason,
     why?: string,
     node?: { node: BundleNode | null; content: unknown; actual: string },
+    hits: MaskedValue[] | null = null,
+    equals?: number,
   ): Step {
     const R = this.source.records;
     const rec = R[j] ?? null;
-    let r = reason;
-    // Diagnosis only (never used to serve): the MAS skipped recorded calls when its request equals a later record.
-    if ((r === "content" || r === "extra-call") && R.slice(j + 1, j + 9).some((x) => x.requestHash === actualHash)) r = "missing-call";
-    const actualReq = normalizeRequest(call.boundary, call.request, this.normalization);
+    const r = reason;
+    const normalized = normalizeRequest(call.boundary, call.request, this.normalization, call.protocol);
+    const actualReq = this.transforms ? this.transform(call.boundary, normalized, null) : normalized;
     let diff: PointerDiff[] = [];
     let message: string;
+    let toolResult: DivergenceReport["toolResult"] = undefined;
     const where = rec ? `seq ${j} (${rec.nodeId}, ${rec.boundary})` : `seq ${j}`;
+    const eq = equals !== undefined ? R[equals] : undefined;
     if (r === "node-hash" && node) {
       diff = pointerDiff(node.node?.content ?? null, node.content);
       message = `${where}: the materialized node ${node.node?.id ?? "(missing companion node)"} has content hash ${node.actual}, the source has ${node.node?.contentHash ?? "none"}: ${describeDiff(diff)}`;
     } else if (r === "recording-exhausted") {
       message = `${where}: the recording is exhausted (${R.length} records) but the MAS made another ${call.boundary} request`;
     } else {
-      diff = rec ? pointerDiff(rec.request, actualReq) : [];
-      const later = R.slice(j + 1, j + 9).find((x) => x.requestHash === actualHash);
-      if (r === "missing-call" && later) {
-        message = `${where}: missing call: the MAS skipped the recorded ${rec?.boundary} request; its request equals seq ${later.seq} (${later.nodeId})`;
+      diff = rec ? pointerDiff(this.transforms ? this.transform(rec.boundary, rec.request, null) : rec.request, actualReq) : [];
+      const agentOf = (k: number) => (this.infos[k]?.agent ? ` of agent ${this.infos[k].agent}` : "");
+      if (r === "missing-call" && eq) {
+        message = `${where}: missing call: the MAS skipped the recorded ${rec?.boundary} request${agentOf(j)}; its request equals seq ${eq.seq} (${eq.nodeId})`;
+      } else if (r === "reordered" && eq) {
+        message = `${where}: reordered: the ${call.boundary} request equals seq ${eq.seq} (${eq.nodeId}${agentOf(eq.seq)}), which began after seq ${j}${agentOf(j)} had completed in the recording; it arrived before it`;
       } else if (r === "missing-call") {
         message = `${where}: missing call: the recording expects this ${rec?.boundary} request but the MAS ${call.boundary === "llm" ? "made an LLM request instead" : "made a different request"}: ${describeDiff(diff)}`;
+      } else if (r === "extra-call" && rec && rec.boundary === call.boundary) {
+        message = `${where}: extra call: the recording expects a ${recordProtocol(rec)} request here but the MAS made a ${call.protocol ?? "openai-chat"} request: ${describeDiff(diff)}`;
       } else if (r === "extra-call") {
         message = `${where}: extra call: the recording expects a ${rec?.boundary} request here but the MAS made a ${call.boundary} request: ${describeDiff(diff)}`;
       } else {
-        message = `${where}: the ${call.boundary} request differs from the recording: ${why ?? describeDiff(diff)}`;
+        // A tool result is part of the next LLM request: say so when that is what differs.
+        const tr = !why && call.boundary === "llm" ? diff.map((d) => toolResultAt(actualReq, d.path, call.protocol) ?? (rec ? toolResultAt(rec.request, d.path, recordProtocol(rec)) : null)).find(Boolean) : null;
+        if (tr) toolResult = { callId: tr.callId, pointer: tr.pointer };
+        message = `${where}: the ${call.boundary} request differs from the recording: ${tr ? `tool result differs (call ${tr.callId}): ` : ""}${why ?? describeDiff(diff)}`;
       }
     }
     this.divergence = {
@@ -603,11 +793,13 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       message,
       expected: rec ? { boundary: rec.boundary, requestHash: rec.requestHash, ...(node ? { nodeHash: node.node?.contentHash } : {}) } : null,
       actual: { boundary: call.boundary, requestHash: actualHash, ...(node ? { nodeHash: node.actual } : {}) },
-      expectedHash: node ? (node.node?.contentHash ?? null) : (rec?.requestHash ?? null),
+      expectedHash: node ? (node.node?.contentHash ?? null) : rec ? (this.transforms ? this.infos[j].matchHash : rec.requestHash) : null,
       actualHash: node ? node.actual : actualHash,
       diff,
       neighbours: { previous: this.summary(j - 1), next: this.summary(j + 1) },
       verified: this.matched,
+      ...(this.transforms ? { masked: hits ?? [] } : {}),
+      ...(toolResult ? { toolResult } : {}),
     };
     this.state = "diverged";
     return { kind: "diverged", report: this.divergence };
@@ -622,9 +814,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     if (this.state === "diverged") return this.divergence;
     if (this.state !== "replaying") return null;
     const R = this.source.records;
-    if (!this.target && this.j >= R.length && this.groupDone.size === 0) return null; // also continue mode that never went live
-    let j = this.j;
-    while (this.groupDone.has(j)) j++;
+    if (!this.target && this.ready.count >= R.length) return null; // also continue mode that never went live
+    const j = this.ready.readyRecords()[0] ?? this.ready.firstUnserved();
     const rec = R[j];
     const message = `seq ${j}${rec ? ` (${rec.nodeId}, ${rec.boundary})` : ""}: missing call: the MAS ended but the recording expects another ${rec?.boundary ?? "boundary"} request${this.target ? ` before the target ${this.target.boundaryNodeId} (seq ${this.target.seq})` : ""}`;
     this.divergence = {
@@ -647,6 +838,30 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   }
 
   /**
+   * Prefix node ids (source order) of a replay of a concurrent recording: the nodes of served
+   * records and their companions, and the nodes of no record that lie before the target (not
+   * final_result) and depend on no left-out node.
+   */
+  private servedPrefixOrder(tpos: number): string[] {
+    const s = this.source;
+    const owner = new Map<string, number>();
+    for (const info of this.infos) {
+      owner.set(info.rec.nodeId, info.rec.seq);
+      if (info.companion) owner.set(info.companion.id, info.rec.seq);
+    }
+    const into = new Map<string, string[]>();
+    for (const e of s.graph.edges) (into.get(e.to) ?? into.set(e.to, []).get(e.to)!).push(e.from);
+    const keep = new Set<string>();
+    s.order.forEach((id, i) => {
+      const o = owner.get(id);
+      if (o !== undefined) {
+        if (this.ready.isServed(o)) keep.add(id);
+      } else if (i < tpos && this.nodeById.get(id)?.type !== "final_result" && (into.get(id) ?? []).every((f) => keep.has(f))) keep.add(id);
+    });
+    return s.order.filter((id) => keep.has(id));
+  }
+
+  /**
    * The output bundle (spec §Replay step 3): prefix nodes (source nodes before the target's
    * boundary node in O), their edges and records kept with ids and hashes; the live suffix as
    * new nodes; `parent = { bundleId, targetNodeId, guidance, mode: "selective", boundaryNodeId,
@@ -664,22 +879,28 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   toBundle(end: { id: string; final?: unknown; runner?: { name?: string; command: string[]; env?: Record<string, string> } }): ReplayBundle {
     const limited = this.state === "stopped" && this.stopStep?.status === "rollout-limit";
     if (!this.target && !this.opts.continueAtEnd) throw new Error("toBundle needs a target (selective replay) or continueAtEnd");
-    const continuedNothing = !!this.opts.continueAtEnd && this.state === "replaying" && this.j >= this.source.records.length;
+    const continuedNothing = !!this.opts.continueAtEnd && this.state === "replaying" && this.ready.count >= this.source.records.length;
     if (this.state !== "live" && !limited && !continuedNothing) throw new Error(`no replay bundle: the session is ${this.state}, not live`);
     // A run stopped at the rollout limit has not ended: no final_result node.
     if (!limited) this.builder.finish(end.final);
     const s = this.source;
     const tpos = this.target ? s.order.indexOf(this.target.boundaryNodeId) : s.order.length;
     // Continue mode: the run goes on, so the source's own end (a final_result) is not part of the prefix.
-    const prefixOrder = this.target ? s.order.slice(0, tpos) : s.order.filter((id) => this.nodeById.get(id)?.type !== "final_result");
+    let prefixOrder = this.target ? s.order.slice(0, tpos) : s.order.filter((id) => this.nodeById.get(id)?.type !== "final_result");
+    let prefixRecords = s.records.slice(0, this.target ? this.target.seq : s.records.length).map((r) => ({ ...r }));
+    if (this.target && !this.legacyOrder) {
+      // Concurrent recording: the prefix is what was served (a concurrent sibling's later record may
+      // be in it, a slower sibling's earlier one not), plus the record-less nodes before the target.
+      prefixOrder = this.servedPrefixOrder(tpos);
+      prefixRecords = s.records.filter((r) => this.ready.isServed(r.seq)).map((r) => ({ ...r }));
+    }
     const prefix = new Set(prefixOrder);
     const prefixNodes = prefixOrder.map((id) => this.nodeById.get(id)!);
     const prefixEdges: BundleEdge[] = s.graph.edges.filter((e) => prefix.has(e.from) && prefix.has(e.to));
-    const prefixRecords = s.records.slice(0, this.target ? this.target.seq : s.records.length).map((r) => ({ ...r }));
     const config = {
       ...s.config,
       ...(end.runner ? { runner: end.runner } : {}),
-      replay: { ...(s.config.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID },
+      replay: { ...(s.config.replay ?? {}), normalization: this.normalization, recorder: RECORDER_ID, ...protocolsOf([...s.records, ...this.builder.records], this.normalization) },
     };
     const { id: _id, format: _f, parent: _p, task, initialState, config: _c, graph: _g, order: _o, records: _r, outcome: _out, ...extra } = s;
     return buildBundle({
@@ -697,7 +918,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       initialState,
       config,
       nodes: [...prefixNodes, ...this.builder.nodes],
-      edges: [...prefixEdges, ...this.builder.edges],
+      edges: [...prefixEdges, ...this.builder.edges.filter((e) => prefix.has(e.from) || !this.nodeById.has(e.from))],
       order: [...prefixOrder, ...this.builder.nodes.map((n) => n.id as string)],
       records: [...prefixRecords, ...this.builder.records],
       extra,

@@ -9,17 +9,34 @@
  *   run end      -> final_result (`{ final }` from the command's stdout JSON, if any)
  *   task prompt  -> task_0000 (message, agent "User"), when a task is given
  * Edges:
- *   data    task -> first llm_call; previous agent_action -> llm_call (conversation history);
- *           every tool_result not yet consumed -> the next llm_call (it consumes the observation);
+ *   data    from content (edges.ts): every earlier agent_action / tool_result the request carries
+ *           (its history, its tool results, an answer pasted into its prompt), reduced to the
+ *           latest; a tool_result not yet consumed -> the next llm_call of the same agent (or one
+ *           that carries it); a request carrying nothing recognisable -> the same agent's last
+ *           agent_action, else the last agent_action, else the task (the rule before issue 21);
  *           llm_call -> its agent_action; llm_call whose tool_calls named a tool -> that tool_call;
  *           tool_call -> tool_result; last agent_action / unconsumed tool_results -> final_result
  *   control agent_action -> each tool_call it named (order of action then call); the last
  *           agent_action (or task) -> a tool_call no assistant message named
+ * In-process tools (issue 21 item 3; tools the framework runs itself, never through the gateway):
+ * a tool call named by a response (chat `tool_calls[].id`, Responses `function_call.call_id`,
+ * Anthropic `tool_use.id`) whose result comes back in a later request (`tool_call_id` /
+ * `call_id` / `tool_use_id`) and that no gateway call served becomes, when that request arrives,
+ * a tool_call node (content `{ tool, arguments }`, agent = the caller's) and a tool_result node
+ * (content = the output as carried), before the request's llm_call:
+ *           llm_call (named it) -> tool_call (data); its agent_action -> tool_call (control);
+ *           tool_call -> tool_result -> the llm_call of the request carrying it (data).
+ *   They have no boundary record: the result is part of the next LLM request, so a changed result
+ *   is a request-hash divergence there ("tool result differs").
+ * Agents: every llm_call gets one (agents.ts rule); tool nodes take their caller's.
  * Every edge goes from an earlier node to a later one, so `order` (append order) is a linear
  * extension of G (spec §Validation 3).
  */
 import { canonicalJson, hashContent, type BundleEdge, type NodeType, type RecordDraft, type NodeDraft } from "../bundle";
-import { assistantOf, namedToolCalls, type AssistantMessage } from "./openai";
+import { AgentLanes, agentEvidence } from "./agents";
+import { ContentEdges } from "./edges";
+import { assistantOf, type AssistantMessage } from "./openai";
+import { protocolAdapter, type ProtocolName } from "./protocols";
 
 /** Identifies the recorder's node conventions in `config.replay.recorder`; replay checks node hashes only for these bundles. */
 export const RECORDER_ID = "symtrace-proxy/v1";
@@ -38,11 +55,27 @@ export interface BoundaryOutcome {
   error?: { type: string; message: string } | null;
 }
 
-/** `content` of an llm_call node: what the request was and how the call ended (never the full prompt). */
-export function llmCallContent(request: unknown, requestHash: string, outcome: BoundaryOutcome): unknown {
+/**
+ * `content` of an llm_call node: what the request was and how the call ended (never the full
+ * prompt). A record of another protocol than chat also names it (`protocol`); chat content is
+ * exactly as before protocols existed (so old bundles' node hashes still verify).
+ */
+export function llmCallContent(request: unknown, requestHash: string, outcome: BoundaryOutcome, protocol?: string | null): unknown {
   const r = isRec(request) ? request : {};
-  const a = assistantOf(outcome.response);
   const httpStatus = outcome.httpStatus ?? 200;
+  if (protocol && protocol !== "openai-chat") {
+    const ad = protocolAdapter(protocol);
+    return {
+      protocol,
+      model: typeof r.model === "string" ? r.model : null,
+      messageCount: ad.messageCount(request),
+      stream: r.stream === true,
+      requestHash,
+      finishReason: ad.output(outcome.response)?.finishReason ?? null,
+      ...(httpStatus !== 200 ? { httpStatus } : {}),
+    };
+  }
+  const a = assistantOf(outcome.response);
   return {
     model: typeof r.model === "string" ? r.model : null,
     messageCount: Array.isArray(r.messages) ? r.messages.length : 0,
@@ -54,8 +87,9 @@ export function llmCallContent(request: unknown, requestHash: string, outcome: B
 }
 
 /**
- * The agent making an LLM request, read from the request itself (the proxy sees no other
- * identity): the system message's `name`, else its opening "You are [the|a|an] <Name>".
+ * The agent a chat request names explicitly (before issue 21; kept for callers that want only an
+ * explicit name): the system message's `name`, else its opening "You are [the|a|an] <Name>".
+ * Recorded nodes use the full rule of agents.ts (`AgentLanes`), which always names an agent.
  * @returns the agent name, or null when the request does not say
  */
 export function agentOfRequest(request: unknown): string | null {
@@ -68,8 +102,13 @@ export function agentOfRequest(request: unknown): string | null {
   return m ? m[1] : null;
 }
 
-/** `content` of the agent_action node of an LLM response: the assistant message, or null if none. */
-export function agentActionContent(response: unknown): AssistantMessage | null {
+/**
+ * `content` of the agent_action node of an LLM response: the assistant message (chat), `{ role,
+ * output }` (Responses), `{ role, content: blocks }` (Anthropic), or null if none (an error
+ * body, an embeddings vector).
+ */
+export function agentActionContent(response: unknown, protocol?: string | null): AssistantMessage | null {
+  if (protocol && protocol !== "openai-chat") return (protocolAdapter(protocol).output(response)?.content as AssistantMessage | undefined) ?? null;
   return assistantOf(response)?.message ?? null;
 }
 
@@ -92,9 +131,13 @@ interface PendingToolCall {
   llmNodeId: string;
   actionNodeId: string;
   name: string;
+  args: unknown;
   argsCanon: string;
+  /** Served by a gateway call, or materialized as an in-process tool. */
   used: boolean;
   group: string | null;
+  /** The model's tool-call id, when the message gave one. */
+  callId: string | null;
 }
 
 /** Options of a TraceBuilder. */
@@ -107,6 +150,8 @@ export interface TraceBuilderOptions {
   lastAction?: string | null;
   /** Agent name put on every node (optional). */
   agent?: string;
+  /** First observed-order tick (replay: after the source's last; lib/replay/order.ts). */
+  startTick?: number;
 }
 
 /** A boundary event begun but not completed yet. */
@@ -133,8 +178,17 @@ export class TraceBuilder {
   private taskNode: string | null = null;
   private llmCount = 0;
   private readonly byId = new Map<string, NodeDraft>();
+  /** Earlier outputs by what later requests carry (data edges from content, edges.ts). */
+  private readonly content = new ContentEdges();
+  private readonly lastActionByAgent = new Map<string, string>();
+  /** tool_call node -> the model's tool-call id it answers. */
+  private readonly callIdOf = new Map<string, string>();
+  /** Observed-order clock: advances at every boundary begin and end (`meta.observed`, order.ts). */
+  private tick: number;
+  private readonly lanes = new AgentLanes();
 
   constructor(private readonly opts: TraceBuilderOptions = {}) {
+    this.tick = opts.startTick ?? 0;
     this.index = { ...(opts.startIndex ?? {}) };
     this.lastAction = opts.lastAction ?? null;
     this.firstLlmDeps = opts.firstLlmDeps;
@@ -157,6 +211,19 @@ export class TraceBuilder {
     if (!this.edges.some((e) => e.from === from && e.to === to)) this.edges.push({ from, to, kind });
   }
 
+  /**
+   * Make earlier outputs (a replay's prefix agent_action / tool_result nodes, in order) known to
+   * the content edges, so live requests that carry them depend on them.
+   */
+  seedOutputs(nodes: readonly { id: string; type: NodeType; agent?: string | null; content: unknown }[]): void {
+    for (const n of nodes) {
+      if (n.type === "agent_action" && isRec(n.content)) {
+        this.content.addAction(n.id, null, n.content as unknown as AssistantMessage);
+        if (n.agent) this.lastActionByAgent.set(n.agent, n.id);
+      } else if (n.type === "tool_result") this.content.addToolResult(n.id, null, null, n.content);
+    }
+  }
+
   /** The task node (`task_0000`, type message, agent "User", content `{ role: "user", text }`). */
   addTask(prompt: string): string {
     const id = this.nextId("message", "task");
@@ -166,26 +233,44 @@ export class TraceBuilder {
   }
 
   /**
-   * An LLM request crossed the boundary: adds the llm_call node, its dependencies and a record
-   * (response filled by `completeLlm`).
+   * An LLM request crossed the boundary: adds the in-process tool nodes whose results it carries
+   * back (module doc), the llm_call node, its dependencies and a record (response filled by
+   * `completeLlm`).
    * @param request the normalized request as stored (guidance already appended at a target)
-   * @param meta record meta (e.g. `{ guidance }`)
+   * @param meta record meta (e.g. `{ guidance }`; `protocol` for a non-chat record)
+   * @param opts.agent the `x-symtrace-agent` header, if the MAS sent one
    */
-  beginLlm(request: unknown, meta: Rec = {}): OpenEvent {
+  beginLlm(request: unknown, meta: Rec = {}, opts: { agent?: string | null } = {}): OpenEvent {
+    const protocol = typeof meta.protocol === "string" ? (meta.protocol as ProtocolName) : null;
+    const inProcess = this.inProcessTools(request, protocol);
     const id = this.nextId("llm_call");
     const r = isRec(request) ? request : {};
-    const agent = agentOfRequest(request);
-    this.add({ id, type: "llm_call", ...(agent ? { agent } : {}), label: typeof r.model === "string" ? `${r.model} call` : "LLM call", content: null });
+    const fallback = protocol === "openai-embeddings" ? "embeddings" : protocol === "unknown-route" ? "unknown-route" : "assistant";
+    const lane = this.lanes.assign(agentEvidence(request, protocol, opts.agent), fallback);
+    if (lane.rename) for (const n of this.nodes) if (n.agent === lane.rename.from) n.agent = lane.rename.to;
+    const agent = lane.agent;
+    this.add({ id, type: "llm_call", agent, label: typeof r.model === "string" ? `${r.model} call` : protocol === "unknown-route" ? `unknown route ${String(r.method ?? "")} ${String(r.path ?? "")}`.trim() : "LLM call", content: null });
+    for (const t of inProcess) this.edge(t, id, "data");
     if (this.llmCount === 0 && this.firstLlmDeps) {
       for (const d of this.firstLlmDeps) this.edge(d.from, id, d.kind);
     } else {
-      for (const t of this.unconsumed) this.edge(t, id, "data");
-      if (this.lastAction) this.edge(this.lastAction, id, "data");
-      else if (this.taskNode) this.edge(this.taskNode, id, "data");
+      const deps = this.content.depsOf(request);
+      const left: string[] = [];
+      for (const t of this.unconsumed) {
+        if (deps.includes(t) || (this.byId.get(t)?.agent ?? null) === (agent ?? null)) this.edge(t, id, "data");
+        else left.push(t);
+      }
+      this.unconsumed = left;
+      for (const d of deps) this.edge(d, id, "data");
+      if (deps.length === 0) {
+        const prev = (agent ? this.lastActionByAgent.get(agent) : undefined) ?? this.lastAction ?? this.taskNode;
+        if (prev) this.edge(prev, id, "data");
+      }
+      this.content.setDeps(id, deps);
     }
-    this.unconsumed = [];
+    if (this.llmCount === 0 && this.firstLlmDeps) this.unconsumed = [];
     this.llmCount++;
-    this.records.push({ nodeId: id, boundary: "llm", request, response: null, meta });
+    this.records.push({ nodeId: id, boundary: "llm", request, response: null, meta: { ...meta, observed: { start: this.tick++ } } });
     return { boundary: "llm", nodeId: id, recordIndex: this.records.length - 1 };
   }
 
@@ -193,26 +278,56 @@ export class TraceBuilder {
   completeLlm(ev: OpenEvent, requestHash: string, outcome: BoundaryOutcome): void {
     const rec = this.records[ev.recordIndex];
     rec.response = outcome.response;
-    rec.meta = { ...(rec.meta ?? {}), ...outcomeMeta(outcome) };
+    rec.meta = { ...ended(rec.meta, this.tick++), ...outcomeMeta(outcome) };
     const node = this.byId.get(ev.nodeId)!;
-    node.content = llmCallContent(rec.request, requestHash, outcome);
+    const m = rec.meta as Rec | undefined;
+    const protocol = typeof m?.protocol === "string" ? m.protocol : null;
+    node.content = llmCallContent(rec.request, requestHash, outcome, protocol);
     if (outcome.error) {
       node.status = "error";
       node.error = outcome.error;
     } else node.status = "success";
-    const message = agentActionContent(outcome.response);
-    if (!message) return;
+    const view = protocolAdapter(protocol).output(outcome.response);
+    const message = view?.content ?? null;
+    if (!view || message === null) return;
     const aid = this.nextId("agent_action");
-    const calls = namedToolCalls(message);
-    const label = message.content ? short(message.content) : calls.length ? `calls ${calls.map((c) => c.name).join(", ")}` : "(empty message)";
+    const calls = view.toolCalls;
+    const label = view.text ? short(view.text) : calls.length ? `calls ${calls.map((c) => c.name).join(", ")}` : "(empty message)";
     const agent = this.byId.get(ev.nodeId)?.agent;
     this.add({ id: aid, type: "agent_action", ...(agent ? { agent } : {}), label, content: message });
     this.edge(ev.nodeId, aid, "data");
     this.lastAction = aid;
+    if (typeof agent === "string" && agent) this.lastActionByAgent.set(agent, aid);
+    this.content.addAction(aid, ev.nodeId, message);
     const group = calls.length > 1 ? ev.nodeId : null;
     for (const c of calls) {
-      this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, argsCanon: safeCanon(c.args), used: false, group });
+      this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, args: c.args, argsCanon: safeCanon(c.args), used: false, group, callId: c.callId });
     }
+  }
+
+  /**
+   * In-process tools (module doc): for each tool result `request` carries back for a call named
+   * by an earlier response and served by no gateway call, add its tool_call and tool_result nodes.
+   * @returns the new tool_result ids (the caller's llm_call depends on them)
+   */
+  private inProcessTools(request: unknown, protocol: string | null): string[] {
+    const out: string[] = [];
+    for (const t of protocolAdapter(protocol).toolResults(request)) {
+      const p = this.pending.find((x) => !x.used && x.callId !== null && x.callId === t.callId);
+      if (!p) continue;
+      p.used = true;
+      const agent = this.byId.get(p.llmNodeId)?.agent;
+      const cid = this.nextId("tool_call");
+      this.add({ id: cid, type: "tool_call", ...(agent ? { agent } : {}), label: short(`${p.name} ${p.argsCanon}`), content: toolCallContent({ tool: p.name, arguments: p.args }) });
+      this.edge(p.llmNodeId, cid, "data");
+      this.edge(p.actionNodeId, cid, "control");
+      const rid = this.nextId("tool_result");
+      const text = typeof t.output === "string" ? t.output : safeCanon(t.output);
+      this.add({ id: rid, type: "tool_result", ...(agent ? { agent } : {}), label: t.isError ? "error (in-process)" : short(text || "(empty)"), content: t.output, status: t.isError ? "error" : "success", ...(t.isError ? { error: { type: "tool_error", message: short(text, 200) } } : {}) });
+      this.edge(cid, rid, "data");
+      out.push(rid);
+    }
+    return out;
   }
 
   /**
@@ -226,7 +341,8 @@ export class TraceBuilder {
     const r = isRec(request) ? request : {};
     const name = typeof r.tool === "string" ? r.tool : "tool";
     const id = this.nextId("tool_call");
-    this.add({ id, type: "tool_call", label: short(`${name} ${safeCanon(r.arguments ?? null)}`), content: toolCallContent(request) });
+    const label = r.mcp === "tools/list" ? "MCP tools/list" : short(`${r.mcp === "tools/call" ? "MCP " : ""}${name} ${safeCanon(r.arguments ?? null)}`);
+    this.add({ id, type: "tool_call", label, content: toolCallContent(request) });
     const canon = safeCanon(r.arguments ?? null);
     const p = this.pending.find((x) => !x.used && x.name === name && x.argsCanon === canon) ?? this.pending.find((x) => !x.used && x.name === name);
     const meta: Rec = {};
@@ -237,10 +353,11 @@ export class TraceBuilder {
       this.edge(p.llmNodeId, id, "data");
       this.edge(p.actionNodeId, id, "control");
       if (p.group) meta.parallelGroup = p.group;
+      if (p.callId) this.callIdOf.set(id, p.callId);
     } else if (this.lastAction ?? this.taskNode) {
       this.edge((this.lastAction ?? this.taskNode)!, id, "control");
     }
-    this.records.push({ nodeId: id, boundary: "tool", request, response: null, meta });
+    this.records.push({ nodeId: id, boundary: "tool", request, response: null, meta: { ...meta, observed: { start: this.tick++ } } });
     return { boundary: "tool", nodeId: id, recordIndex: this.records.length - 1 };
   }
 
@@ -248,7 +365,7 @@ export class TraceBuilder {
   completeTool(ev: OpenEvent, outcome: BoundaryOutcome): string {
     const rec = this.records[ev.recordIndex];
     rec.response = outcome.response;
-    rec.meta = { ...(rec.meta ?? {}), ...outcomeMeta(outcome) };
+    rec.meta = { ...ended(rec.meta, this.tick++), ...outcomeMeta(outcome) };
     const id = this.nextId("tool_result");
     const failed = !!outcome.error || (outcome.httpStatus ?? 200) >= 400;
     this.add({
@@ -263,6 +380,7 @@ export class TraceBuilder {
     if (agent) this.byId.get(id)!.agent = agent;
     this.edge(ev.nodeId, id, "data");
     this.unconsumed.push(id);
+    this.content.addToolResult(id, ev.nodeId, this.callIdOf.get(ev.nodeId) ?? null, outcome.response);
     return id;
   }
 
@@ -281,6 +399,13 @@ export class TraceBuilder {
 /** Content of the task node. */
 export function taskNodeContent(prompt: string): unknown {
   return { role: "user", text: prompt };
+}
+
+/** The record's `meta.observed` with its end tick (order.ts). */
+function ended(meta: unknown, tick: number): Rec {
+  const m = isRec(meta) ? meta : {};
+  const o = isRec(m.observed) ? m.observed : {};
+  return { ...m, observed: { ...o, end: tick } };
 }
 
 function outcomeMeta(o: BoundaryOutcome): Rec {

@@ -76,6 +76,8 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
     session: watched,
     upstream: spec.upstream ?? undefined,
     toolUpstream: spec.toolUpstream ?? undefined,
+    anthropicUpstream: spec.anthropicUpstream ?? undefined,
+    mcpUpstream: spec.mcpUpstream ?? undefined,
     models: replayCfg?.models,
     defaultModel: spec.model ?? source.config.model ?? undefined,
     onStop: (s) => {
@@ -93,7 +95,7 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
   try {
     const base = runner ? runnerEnv(runner, source.config.runner?.env) : {};
     const extra: Record<string, string> = { ...base, ...(spec.env ?? {}), ...(spec.model ? { SYMTRACE_MODEL: spec.model } : {}) };
-    mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, extra, spec.env?.OPENAI_API_KEY), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
+    mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, extra, spec.env?.OPENAI_API_KEY, proxy), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
     if (opts.signal?.aborted) onAbort();
     else opts.signal?.addEventListener("abort", onAbort, { once: true });
     if (limit !== null) {

@@ -66,15 +66,22 @@ export function runMasProcess(command: string[], env: Record<string, string>, op
 }
 
 /**
- * Environment of a MAS behind the proxy: OPENAI_BASE_URL (proxy, ends /v1), SYMTRACE_TOOL_URL
- * (gateway), OPENAI_API_KEY (ours, or "symtrace-local"), SYMTRACE_TASK (the task prompt), over `extra`.
+ * Environment of a MAS behind the proxy, over `extra`: OPENAI_BASE_URL (proxy, ends /v1),
+ * ANTHROPIC_BASE_URL (the proxy's root: the Anthropic SDK appends /v1/messages), SYMTRACE_TOOL_URL
+ * (tool gateway), SYMTRACE_MCP_URL (the gateway's MCP Streamable HTTP endpoint, `<tool url>/mcp`),
+ * OPENAI_API_KEY (ours, or "symtrace-local"), ANTHROPIC_API_KEY (`extra`'s, ours, or
+ * "symtrace-local"; the SDKs refuse to start without one), SYMTRACE_TASK (the task prompt).
+ * @param urls the proxy's Anthropic and MCP URLs (default: derived from `proxyUrl` / `toolUrl`)
  */
-export function masEnv(proxyUrl: string, toolUrl: string, task: string, extra: Record<string, string> = {}, apiKey?: string): Record<string, string> {
+export function masEnv(proxyUrl: string, toolUrl: string, task: string, extra: Record<string, string> = {}, apiKey?: string, urls: { anthropicUrl?: string; mcpUrl?: string } = {}): Record<string, string> {
   return {
     ...extra,
     OPENAI_BASE_URL: proxyUrl,
+    ANTHROPIC_BASE_URL: urls.anthropicUrl ?? proxyUrl.replace(/\/v1\/?$/, ""),
     SYMTRACE_TOOL_URL: toolUrl,
+    SYMTRACE_MCP_URL: urls.mcpUrl ?? `${toolUrl.replace(/\/+$/, "")}/mcp`,
     OPENAI_API_KEY: apiKey || process.env.OPENAI_API_KEY || "symtrace-local",
+    ANTHROPIC_API_KEY: extra.ANTHROPIC_API_KEY || process.env.ANTHROPIC_API_KEY || "symtrace-local",
     ...(task ? { SYMTRACE_TASK: task } : {}),
   };
 }

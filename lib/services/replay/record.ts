@@ -26,6 +26,10 @@ export interface RecordRunSpec {
   upstream: string;
   /** Real tool server for tool calls; null → tool calls fail (tool_result status error). */
   toolUpstream?: string | null;
+  /** Live Anthropic base URL without /v1 (default: `upstream` without its /v1). */
+  anthropicUpstream?: string | null;
+  /** Live MCP server (Streamable HTTP endpoint) behind the MCP gateway; null → MCP tool calls fail. */
+  mcpUpstream?: string | null;
   /** A MAS command the caller trusts (runs with the caller's environment plus `env`). Wins over `runner`. */
   command?: string[] | null;
   /** A registered runner (its command, cwd and only its environment, `runnerEnv`). */
@@ -106,7 +110,7 @@ export async function recordRun(spec: RecordRunSpec, opts: RecordRunOptions = {}
       complete: (ticket, outcome) => session.complete(ticket, outcome),
     };
     emit("starting");
-    const proxy: BoundaryProxy = await startBoundaryProxy({ session: watched, upstream: spec.upstream, toolUpstream: spec.toolUpstream ?? undefined });
+    const proxy: BoundaryProxy = await startBoundaryProxy({ session: watched, upstream: spec.upstream, toolUpstream: spec.toolUpstream ?? undefined, anthropicUpstream: spec.anthropicUpstream ?? undefined, mcpUpstream: spec.mcpUpstream ?? undefined });
     let mas: MasProcess | null = null;
     let cancelled = false;
     let timedOut = false;
@@ -121,7 +125,7 @@ export async function recordRun(spec: RecordRunSpec, opts: RecordRunOptions = {}
     try {
       const base = runner ? runnerEnv(runner, spec.runnerBundleEnv) : {};
       const extra: Record<string, string> = { ...base, ...(spec.env ?? {}), ...(spec.model ? { SYMTRACE_MODEL: spec.model } : {}) };
-      mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, spec.task.prompt, extra, spec.env?.OPENAI_API_KEY), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
+      mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, spec.task.prompt, extra, spec.env?.OPENAI_API_KEY, proxy), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
       if (opts.signal?.aborted) onAbort();
       else opts.signal?.addEventListener("abort", onAbort, { once: true });
       if (limit !== null) {

@@ -37,6 +37,10 @@ export interface ReplayRunSpec {
   upstream: string | null;
   /** Real tool server for live tool calls (native); null → live tool calls fail (tool_result status error). */
   toolUpstream: string | null;
+  /** Live Anthropic base URL without /v1 (native; default: `upstream` without its /v1). */
+  anthropicUpstream?: string | null;
+  /** Live MCP server (Streamable HTTP endpoint) behind the MCP gateway (native). */
+  mcpUpstream?: string | null;
   /**
    * Model override for live calls. Transcript: the continuation's model. Native: passed to the MAS
    * as SYMTRACE_MODEL (the reference MAS put it in every request, so the first recorded request

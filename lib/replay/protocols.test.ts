@@ -1,0 +1,73 @@
+/**
+ * Issue 21 item 1: the per-protocol pieces of lib/replay (normalizations, q ⊕ Δ, the
+ * previous_response_id expansion, where a tool result sits in a request).
+ */
+import { describe, expect, test } from "vitest";
+import { appendAnthropicGuidance } from "./anthropic";
+import { normalizeRequest } from "./normalize";
+import { appendGuidanceFor, toolResultAt } from "./protocols";
+import { expandPreviousResponse } from "./responses";
+
+describe("named normalizations per protocol", () => {
+  test("openai-responses-v1 drops bookkeeping, keeps previous_response_id and input verbatim", () => {
+    const q = { model: "m", input: [{ role: "user", content: "x", metadata: 1 }], previous_response_id: "resp_1", store: true, metadata: { a: 1 }, user: "u", prompt_cache_key: "k", prompt_cache_retention: "24h", safety_identifier: "s", stream_options: { include_obfuscation: false }, stream: true };
+    expect(normalizeRequest("llm", q, "openai-chat-v1", "openai-responses")).toEqual({ model: "m", input: [{ role: "user", content: "x", metadata: 1 }], previous_response_id: "resp_1", stream: true });
+  });
+  test("anthropic-messages-v1 drops metadata only", () => {
+    expect(normalizeRequest("llm", { model: "c", max_tokens: 5, metadata: { user_id: "u" }, messages: [], system: "s" }, "openai-chat-v1", "anthropic-messages")).toEqual({ model: "c", max_tokens: 5, messages: [], system: "s" });
+  });
+  test("openai-embeddings-v1 drops user; `none` bundles keep everything", () => {
+    expect(normalizeRequest("llm", { model: "e", input: "a", user: "u" }, "openai-chat-v1", "openai-embeddings")).toEqual({ model: "e", input: "a" });
+    expect(normalizeRequest("llm", { model: "e", input: "a", user: "u" }, "none", "openai-embeddings")).toEqual({ model: "e", input: "a", user: "u" });
+  });
+  test("an unknown protocol is a clear error", () => {
+    expect(() => normalizeRequest("llm", {}, "openai-chat-v1", "grpc")).toThrow(/unknown protocol "grpc"/);
+  });
+});
+
+describe("q ⊕ Δ per protocol", () => {
+  test("Responses: a user input item at the end (a string input becomes an item first)", () => {
+    expect(appendGuidanceFor({ model: "m", input: "hi" }, "G", "openai-responses")).toEqual({ model: "m", input: [{ role: "user", content: "hi" }, { role: "user", content: "G" }] });
+  });
+  test("Anthropic: a text block after the tool_result blocks of the last user turn", () => {
+    const q = { messages: [{ role: "assistant", content: [{ type: "tool_use", id: "t", name: "f", input: {} }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "r" }] }] };
+    expect(appendAnthropicGuidance(q, "G").messages[1]).toEqual({ role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: "r" }, { type: "text", text: "G" }] });
+    expect(appendAnthropicGuidance({ messages: [{ role: "assistant", content: "a" }] }, "G").messages[1]).toEqual({ role: "user", content: "G" });
+  });
+  test("embeddings take no guidance", () => {
+    expect(() => appendGuidanceFor({ input: "x" }, "G", "openai-embeddings")).toThrow(/takes no guidance/);
+  });
+});
+
+describe("previous_response_id expansion (the live upstream never saw a replayed response)", () => {
+  test("a two-step chain is expanded oldest first; an unknown id is left alone", () => {
+    const recorded = new Map([
+      ["resp_1", { request: { input: "Q" }, response: { id: "resp_1", output: [{ type: "function_call", call_id: "c", name: "f", arguments: "{}" }] } }],
+      ["resp_2", { request: { previous_response_id: "resp_1", input: [{ type: "function_call_output", call_id: "c", output: "R" }] }, response: { id: "resp_2", output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "A" }] }] } }],
+    ]);
+    const out = expandPreviousResponse({ model: "m", previous_response_id: "resp_2", input: "next" }, (id) => recorded.get(id) ?? null);
+    expect(out).toEqual({
+      model: "m",
+      input: [
+        { role: "user", content: "Q" },
+        { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+        { type: "function_call_output", call_id: "c", output: "R" },
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "A" }] },
+        { role: "user", content: "next" },
+      ],
+    });
+    const live = { model: "m", previous_response_id: "resp_live", input: [] };
+    expect(expandPreviousResponse(live, (id) => recorded.get(id) ?? null)).toBe(live);
+  });
+});
+
+describe("toolResultAt: is a divergent pointer inside a tool result?", () => {
+  test.each([
+    ["openai-chat", { messages: [{ role: "user", content: "q" }, { role: "tool", tool_call_id: "call_1", content: "r" }] }, "/messages/1/content", "call_1"],
+    ["openai-chat", { messages: [{ role: "user", content: "q" }, { role: "tool", tool_call_id: "call_1", content: "r" }] }, "/messages/0/content", null],
+    ["openai-responses", { input: [{ type: "function_call_output", call_id: "c9", output: "r" }] }, "/input/0/output", "c9"],
+    ["anthropic-messages", { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "r" }] }] }] }, "/messages/0/content/0/content/0/text", "toolu_1"],
+  ])("%s %s", (p, q, ptr, id) => {
+    expect(toolResultAt(q, ptr, p)?.callId ?? null).toBe(id);
+  });
+});

@@ -1,0 +1,233 @@
+/**
+ * The provider protocols the proxy records and replays, one adapter each over its module
+ * (openai.ts chat completions, responses.ts, anthropic.ts, embeddings.ts; plus `unknown-route`,
+ * a request to a route the proxy does not know, recorded as a failed boundary). The replay core
+ * (trace.ts, session.ts, agents.ts) sees every protocol through `ProtocolAdapter`: what the
+ * response produced (agent_action content, text, named tool calls), which tool results the
+ * request carries back, the system prompt, and q ⊕ Δ. Pure.
+ *
+ * A record's protocol is `meta.protocol`; absent = `openai-chat` (every bundle recorded before
+ * protocols existed), so chat records and their hashes are exactly as before.
+ */
+import { anthropicHistoryCalls, anthropicInstructions, anthropicMessageCount, anthropicOutput, anthropicToolResults, appendAnthropicGuidance } from "./anthropic";
+import { embeddingsInputCount } from "./embeddings";
+import { appendGuidance as appendChatGuidance, assistantOf, streamEventsFor, type SseEvent } from "./openai";
+import { appendResponsesGuidance, responsesHistoryCalls, responsesInstructions, responsesMessageCount, responsesOutput, responsesToolResults } from "./responses";
+
+/** Protocols of LLM boundaries. */
+export const PROTOCOLS = ["openai-chat", "openai-responses", "anthropic-messages", "openai-embeddings", "unknown-route"] as const;
+export type ProtocolName = (typeof PROTOCOLS)[number];
+export const DEFAULT_PROTOCOL: ProtocolName = "openai-chat";
+
+/** True when `p` names a protocol. */
+export function isProtocolName(p: unknown): p is ProtocolName {
+  return typeof p === "string" && (PROTOCOLS as readonly string[]).includes(p);
+}
+
+/** A tool call named by a model response (or found in a request's history). */
+export interface ToolCallView {
+  /** `tool_calls[].id` / `call_id` / `tool_use` `id`; null when the protocol gave none. */
+  callId: string | null;
+  name: string;
+  /** Arguments, parsed from JSON when they were a string (raw string if not JSON). */
+  args: unknown;
+}
+
+/** A tool result a request carries back to the model. */
+export interface ToolResultView {
+  callId: string;
+  output: unknown;
+  isError: boolean;
+  /** RFC 6901 pointer of the output inside the (normalized) request. */
+  pointer: string;
+}
+
+/** What a response produced. */
+export interface OutputView {
+  /** agent_action content (chat: the assistant message; Responses: `{ role, output }`; Anthropic: `{ role, content }`). */
+  content: unknown;
+  text: string | null;
+  toolCalls: ToolCallView[];
+  finishReason: string | null;
+}
+
+/** One protocol as the replay core sees it. */
+export interface ProtocolAdapter {
+  name: ProtocolName;
+  /** What an llm boundary of this protocol produces when it answers (null = no agent_action). */
+  output(response: unknown): OutputView | null;
+  toolResults(request: unknown): ToolResultView[];
+  historyToolCalls(request: unknown): ToolCallView[];
+  /** The system prompt / instructions text, or null. */
+  instructions(request: unknown): string | null;
+  /** A per-protocol agent name field of the request (chat: the system message's `name`), or null. */
+  nameField(request: unknown): string | null;
+  messageCount(request: unknown): number;
+  /** q ⊕ Δ. @throws Error when this request cannot take guidance */
+  appendGuidance<T>(request: T, guidance: string): T;
+  /** The recorded stream as the replaying client asked for it. */
+  streamEventsFor(events: readonly SseEvent[], request: unknown): SseEvent[];
+}
+
+type Rec = Record<string, unknown>;
+const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function parseArgs(a: unknown): unknown {
+  if (typeof a !== "string") return a ?? {};
+  try {
+    return JSON.parse(a || "{}");
+  } catch {
+    return a;
+  }
+}
+
+const chatMessages = (r: unknown): unknown[] => (isRec(r) && Array.isArray(r.messages) ? r.messages : []);
+
+function chatCalls(msg: unknown): ToolCallView[] {
+  if (!isRec(msg) || !Array.isArray(msg.tool_calls)) return [];
+  return msg.tool_calls.filter(isRec).map((tc) => {
+    const fn = isRec(tc.function) ? tc.function : {};
+    return { callId: typeof tc.id === "string" ? tc.id : null, name: typeof fn.name === "string" ? fn.name : "", args: parseArgs(fn.arguments) };
+  });
+}
+
+function textOfContent(c: unknown): string | null {
+  if (typeof c === "string") return c;
+  if (Array.isArray(c)) {
+    const t = c.map((p) => (isRec(p) && typeof p.text === "string" ? p.text : "")).join("");
+    return t || null;
+  }
+  return null;
+}
+
+const chat: ProtocolAdapter = {
+  name: "openai-chat",
+  output(response) {
+    const a = assistantOf(response);
+    if (!a) return null;
+    return { content: a.message, text: typeof a.message.content === "string" ? a.message.content : null, toolCalls: chatCalls(a.message), finishReason: a.finishReason };
+  },
+  toolResults(request) {
+    const out: ToolResultView[] = [];
+    chatMessages(request).forEach((m, i) => {
+      if (isRec(m) && m.role === "tool" && typeof m.tool_call_id === "string") out.push({ callId: m.tool_call_id, output: m.content ?? null, isError: false, pointer: `/messages/${i}/content` });
+    });
+    return out;
+  },
+  historyToolCalls(request) {
+    return chatMessages(request).flatMap((m) => (isRec(m) && m.role === "assistant" ? chatCalls(m) : []));
+  },
+  instructions(request) {
+    const sys = chatMessages(request).filter((m): m is Rec => isRec(m) && (m.role === "system" || m.role === "developer"));
+    if (!sys.length) return null;
+    const t = sys.map((m) => textOfContent(m.content) ?? "").join("\n");
+    return t.trim() ? t : null;
+  },
+  nameField(request) {
+    const sys = chatMessages(request).find((m): m is Rec => isRec(m) && (m.role === "system" || m.role === "developer"));
+    return sys && typeof sys.name === "string" && sys.name.trim() ? sys.name.trim() : null;
+  },
+  messageCount: (request) => chatMessages(request).length,
+  appendGuidance: (request, g) => appendChatGuidance(request, g),
+  streamEventsFor,
+};
+
+const passStream = (events: readonly SseEvent[]): SseEvent[] => [...events];
+
+const responses: ProtocolAdapter = {
+  name: "openai-responses",
+  output: (r) => responsesOutput(r),
+  toolResults: responsesToolResults,
+  historyToolCalls: responsesHistoryCalls,
+  instructions: responsesInstructions,
+  nameField: () => null,
+  messageCount: responsesMessageCount,
+  appendGuidance: appendResponsesGuidance,
+  streamEventsFor: passStream,
+};
+
+const anthropic: ProtocolAdapter = {
+  name: "anthropic-messages",
+  output: (r) => anthropicOutput(r),
+  toolResults: anthropicToolResults,
+  historyToolCalls: anthropicHistoryCalls,
+  instructions: anthropicInstructions,
+  nameField: () => null,
+  messageCount: anthropicMessageCount,
+  appendGuidance: appendAnthropicGuidance,
+  streamEventsFor: passStream,
+};
+
+const noGuidance =
+  (what: string) =>
+  <T>(): T => {
+    throw new Error(`cannot append guidance: ${what} takes no guidance (only a chat, Responses or Messages request does)`);
+  };
+
+const embeddings: ProtocolAdapter = {
+  name: "openai-embeddings",
+  output: () => null,
+  toolResults: () => [],
+  historyToolCalls: () => [],
+  instructions: () => null,
+  nameField: () => null,
+  messageCount: embeddingsInputCount,
+  appendGuidance: noGuidance("an embeddings request"),
+  streamEventsFor: passStream,
+};
+
+const unknownRoute: ProtocolAdapter = {
+  name: "unknown-route",
+  output: () => null,
+  toolResults: () => [],
+  historyToolCalls: () => [],
+  instructions: () => null,
+  nameField: () => null,
+  messageCount: () => 0,
+  appendGuidance: noGuidance("a request to an unknown route"),
+  streamEventsFor: passStream,
+};
+
+const ADAPTERS: Record<ProtocolName, ProtocolAdapter> = {
+  "openai-chat": chat,
+  "openai-responses": responses,
+  "anthropic-messages": anthropic,
+  "openai-embeddings": embeddings,
+  "unknown-route": unknownRoute,
+};
+
+/**
+ * The adapter of a protocol; `undefined`/null (a record without `meta.protocol`) = openai-chat.
+ * @throws Error for an unknown protocol name
+ */
+export function protocolAdapter(name?: string | null): ProtocolAdapter {
+  if (name === undefined || name === null) return chat;
+  if (!isProtocolName(name)) throw new Error(`unknown protocol "${name}" (known: ${PROTOCOLS.join(", ")})`);
+  return ADAPTERS[name];
+}
+
+/** The protocol of a stored record (`meta.protocol`, default openai-chat). */
+export function recordProtocol(rec: { meta?: unknown }): ProtocolName {
+  const p = isRec(rec.meta) ? rec.meta.protocol : undefined;
+  return isProtocolName(p) ? p : DEFAULT_PROTOCOL;
+}
+
+/** q ⊕ Δ for a request of `protocol` (default chat). @throws Error when the request cannot take guidance */
+export function appendGuidanceFor<T>(request: T, guidance: string, protocol?: string | null): T {
+  return protocolAdapter(protocol).appendGuidance(request, guidance);
+}
+
+/**
+ * Whether an RFC 6901 pointer into a request lies inside a tool result it carries back, and
+ * which one (the divergence report says "tool result differs" then).
+ * @returns the tool result, or null
+ */
+export function toolResultAt(request: unknown, pointer: string, protocol?: string | null): ToolResultView | null {
+  for (const t of protocolAdapter(protocol).toolResults(request)) {
+    if (pointer === t.pointer || pointer.startsWith(t.pointer + "/")) return t;
+    // A whole tool message / item / block replaced: the pointer is its parent.
+    const parent = t.pointer.slice(0, t.pointer.lastIndexOf("/"));
+    if (pointer === parent) return t;
+  }
+  return null;
+}
