@@ -6,7 +6,7 @@ import { describe, expect, test } from "vitest";
 import { appendAnthropicGuidance } from "./anthropic";
 import { normalizeRequest } from "./normalize";
 import { appendGuidanceFor, toolResultAt } from "./protocols";
-import { expandPreviousResponse } from "./responses";
+import { expandItemReferences, expandPreviousResponse } from "./responses";
 
 describe("named normalizations per protocol", () => {
   test("openai-responses-v1 drops bookkeeping, keeps previous_response_id and input verbatim", () => {
@@ -59,6 +59,12 @@ describe("previous_response_id expansion (the live upstream never saw a replayed
     const live = { model: "m", previous_response_id: "resp_live", input: [] };
     expect(expandPreviousResponse(live, (id) => recorded.get(id) ?? null)).toBe(live);
   });
+});
+
+test("item_reference inputs naming recorded output items are replaced by them (AI SDK with store)", () => {
+  const fc = { id: "fc_1", type: "function_call", call_id: "c", name: "f", arguments: "{}" };
+  const q = { model: "m", input: [{ role: "user", content: "Q" }, { type: "item_reference", id: "fc_1" }, { type: "function_call_output", call_id: "c", output: "R" }, { type: "item_reference", id: "live_9" }] };
+  expect(expandItemReferences(q, (id) => (id === "fc_1" ? fc : null)).input).toEqual([{ role: "user", content: "Q" }, fc, { type: "function_call_output", call_id: "c", output: "R" }, { type: "item_reference", id: "live_9" }]);
 });
 
 describe("toolResultAt: is a divergent pointer inside a tool result?", () => {

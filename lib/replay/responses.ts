@@ -215,6 +215,32 @@ export function expandPreviousResponse<T>(request: T, lookup: (id: string) => Re
   return { ...rest, input: [...items, ...own] } as T;
 }
 
+/**
+ * Input items `{ type: "item_reference", id }` naming an output item of a recorded response (the
+ * Vercel AI SDK sends earlier assistant text and function calls this way when `store` is on)
+ * replaced by that recorded item; other items unchanged. Applied with
+ * {@link expandPreviousResponse} when a replay goes live: the live upstream never stored them.
+ * @param lookup recorded output item by item id (null when not recorded)
+ */
+export function expandItemReferences<T>(request: T, lookup: (id: string) => unknown): T {
+  if (!isRec(request) || !Array.isArray(request.input)) return request;
+  let changed = false;
+  const input = request.input.map((it) => {
+    if (!isRec(it) || it.type !== "item_reference" || typeof it.id !== "string") return it;
+    const item = lookup(it.id);
+    if (item === null || item === undefined) return it;
+    changed = true;
+    return item;
+  });
+  return changed ? ({ ...request, input } as T) : request;
+}
+
+/** Output items of a stored Responses answer with their ids (for {@link expandItemReferences}). */
+export function responsesOutputItems(response: unknown): Rec[] {
+  const r = responsesResponseOf(response);
+  return r && Array.isArray(r.output) ? r.output.filter((it): it is Rec => isRec(it) && typeof it.id === "string") : [];
+}
+
 /** Response ids of a stored Responses answer (`response.id`), for the chain lookup. */
 export function responsesIdOf(response: unknown): string | null {
   const r = responsesResponseOf(response);

@@ -20,7 +20,7 @@ import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
 import { DEFAULT_NORMALIZATION, PROTOCOL_NORMALIZATIONS, normalizeRequest } from "./normalize";
 import { correctionMessage, substitutedResponse } from "./openai";
 import { appendGuidanceFor as appendGuidanceOf, recordProtocol, toolResultAt, type ProtocolName } from "./protocols";
-import { expandPreviousResponse, responsesIdOf, type RecordedExchange } from "./responses";
+import { expandItemReferences, expandPreviousResponse, responsesIdOf, responsesOutputItems, type RecordedExchange } from "./responses";
 import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
 import { applyMasks, compileMasks, type CompiledMask, type MaskedValue } from "./masks";
 import { ReadyTracker, observedSpans } from "./order";
@@ -665,28 +665,33 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   /**
    * The request a live call is forwarded as (the stored record keeps the MAS's own): a Responses
    * request whose `previous_response_id` names a recorded response gets that id replaced by the
-   * recorded items it stands for (responses.ts `expandPreviousResponse`): the live upstream never
-   * saw a replayed response.
+   * recorded items it stands for (responses.ts `expandPreviousResponse`), and `item_reference`
+   * inputs naming recorded output items get those items (`expandItemReferences`): the live
+   * upstream never saw a replayed response.
    */
   private liveForward(call: BoundaryCall, forward: unknown): unknown {
     if (call.boundary !== "llm" || call.protocol !== "openai-responses") return forward;
     if (!this.responsesById) {
       this.responsesById = new Map();
+      this.itemsById = new Map();
       for (const r of this.source.records) {
         if (r.boundary !== "llm" || recordProtocol(r) !== "openai-responses") continue;
         const id = responsesIdOf(r.response);
         if (id) this.responsesById.set(id, { request: r.request, response: r.response });
+        for (const it of responsesOutputItems(r.response)) this.itemsById.set(it.id as string, it);
       }
     }
     const m = this.responsesById;
+    const items = this.itemsById!;
     try {
-      return expandPreviousResponse(forward, (id) => m.get(id) ?? null);
+      return expandItemReferences(expandPreviousResponse(forward, (id) => m.get(id) ?? null), (id) => items.get(id) ?? null);
     } catch {
       return forward;
     }
   }
 
   private responsesById: Map<string, RecordedExchange> | null = null;
+  private itemsById: Map<string, unknown> | null = null;
 
   private hashOf(call: BoundaryCall, guidance: string | null, hits: MaskedValue[] | null = null): string {
     let req = call.request;
