@@ -280,15 +280,19 @@ interface RecInfo {
 }
 
 /**
- * Fail-closed selective replay (seeds/000 Algorithm 2; spec §Replay). Per request, in order:
+ * Fail-closed selective replay (seeds/000 Algorithm 2; spec §Replay; issue 21 items 4–5). Per
+ * request, as it arrives:
  *   - live (after the target): forward, record as new nodes;
- *   - target (records[j].nodeId is the mapped boundary): forward q ⊕ Δ live, stay live;
- *   - else: j ≥ |R| or hash(normalize(q)) ≠ records[j].requestHash ⇒ `diverged` (first
- *     divergence; the session stays stopped); otherwise return records[j].response, check the
- *     materialized node content hashes, j ← j + 1.
- * Concurrency: order across turns is total; tool records sharing `meta.parallelGroup` (parallel
- * tool calls named by one assistant message) are matched as a set by hash, in any arrival order;
- * nothing else may arrive while such a group is open.
+ *   - target (the mapped boundary's record is ready and the request is its, by content and agent
+ *     — never by position alone; README "Target-mapping rule"): forward q ⊕ Δ live, stay live;
+ *   - else: serve the lowest-seq *ready* record (all recorded predecessors — calls that had
+ *     completed before it began, order.ts — served) whose match hash equals hash(normalize(q))
+ *     (after config.replay.masks and the renaming of client-invented ids, when the bundle needs
+ *     them), check the materialized node content hashes; none ⇒ `diverged` (first divergence,
+ *     reason content / extra-call / missing-call (skipped) / reordered / recording-exhausted; the
+ *     session stays stopped).
+ * Records without `meta.observed` are totally ordered by seq, with parallel tool groups
+ * (`meta.parallelGroup`) as sets: the rule of earlier versions.
  * Replay of a replay: a record carrying `meta.guidance` (a former target) is matched against
  * q ⊕ meta.guidance, so the earlier intervention is re-applied, not reported as a divergence.
  */
