@@ -21,6 +21,7 @@ import { text as readText } from "node:stream/consumers";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createParser } from "eventsource-parser";
+import { beginWhenReady } from "./wait";
 import { formatSseEvent, isStreamedResponse, streamEventsFor, type BoundarySession, type DivergenceReport, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
 
 /** Why a session stopped the run (the CLI then stops the MAS). */
@@ -46,6 +47,8 @@ export interface BoundaryProxyOptions {
   onStop?: (stop: ProxyStop) => void;
   /** Upstream request timeout in ms (default 600000). */
   timeoutMs?: number;
+  /** Replay: longest wait for a concurrent agent's recorded predecessor before `reordered` (ms, default 3000; proxy/wait.ts). */
+  reorderWaitMs?: number;
 }
 
 /** A running proxy + gateway pair. */
@@ -258,7 +261,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       } catch {
         return apiError(res, 400, "invalid_request_error", "request body is not valid JSON");
       }
-      const step = session.begin({ boundary: "llm", request: body });
+      const step = await beginWhenReady(session, { boundary: "llm", request: body }, opts.reorderWaitMs);
       // A substituted response (the proposed correction, issue 14 item 4) is served like a recorded one.
       if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step, body);
       if (step.kind === "live") return liveLlm(req, res, step);
@@ -283,7 +286,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       } catch {
         return sendJson(res, 400, { status: "failed", error: { type: "BadArguments", message: "tool arguments are not valid JSON" } });
       }
-      const step = session.begin({ boundary: "tool", request: { tool: p, arguments: args } });
+      const step = await beginWhenReady(session, { boundary: "tool", request: { tool: p, arguments: args } }, opts.reorderWaitMs);
       if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step);
       if (step.kind === "live") return liveTool(res, p, step);
       return refuse(res, step);

@@ -43,6 +43,12 @@ export interface BoundaryCall {
   request: unknown;
   /** The agent making the call when the transport says (e.g. a header); else read from the request. */
   agent?: string | null;
+  /**
+   * Replay: no more waiting. Without it, a request that equals a record still waiting for another
+   * agent's recorded predecessor gets `blocked` (the caller retries, `final` after its wait ends);
+   * with it, that is a `reordered` divergence.
+   */
+  final?: boolean;
 }
 
 /** What the proxy must do with a boundary request. */
@@ -73,6 +79,12 @@ export type Step =
    */
   | { kind: "substituted"; seq: number; nodeId: string; response: unknown; httpStatus: number }
   | { kind: "diverged"; report: DivergenceReport }
+  /**
+   * Replay: the request equals a record whose recorded predecessors include another agent's call
+   * not served yet (it may still come: the agents run concurrently). Nothing was consumed; call
+   * `begin` again later, with `final: true` once the caller's wait is over (proxy: beginWhenReady).
+   */
+  | { kind: "blocked"; seq: number; waitingFor: number[] }
   | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution }
   /** Partial rollout (seeds/002): the MAS asked for one more live LLM call than `maxLiveLlm` allows. */
   | { kind: "stopped"; status: "rollout-limit"; verified: number; liveLlm: number; target: TargetResolution | null };
@@ -609,6 +621,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       const agent = this.infos[m].agent;
       const own = preds.find((p) => this.infos[p].agent === agent);
       if (own !== undefined) return this.diverge(own, call, hh, "missing-call", undefined, undefined, hits, m);
+      if (!call.final && preds.length > 0) return { kind: "blocked", seq: m, waitingFor: preds };
       return this.diverge(preds[0] ?? m, call, hh, "reordered", undefined, undefined, hits, m);
     }
     const readyList = this.ready.readyRecords();
