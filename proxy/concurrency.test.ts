@@ -60,8 +60,9 @@ async function chat(base: string, messages: Msg[]): Promise<{ status: number; co
 }
 
 /** One sub-agent: two turns, the second carrying the first answer; `pause` ms before the second. */
-async function subAgent(base: string, name: string, task: string, pause: number): Promise<string> {
+async function subAgent(base: string, name: string, task: string, pause: number, pauseFirst = 0): Promise<string> {
   const msgs: Msg[] = [{ role: "system", content: `You are ${name}, a sub-agent.` }, { role: "user", content: task }];
+  await sleep(pauseFirst);
   const a1 = await chat(base, msgs);
   if (a1.status !== 200) throw new Error(a1.error);
   await sleep(pause);
@@ -72,17 +73,17 @@ async function subAgent(base: string, name: string, task: string, pause: number)
 }
 
 /** The orchestrator: plan, then both sub-agents in parallel, then the synthesis. */
-async function orchestrator(base: string, pauses: { Researcher: number; Writer: number }): Promise<string> {
+async function orchestrator(base: string, pauses: { Researcher: number; Writer: number; ResearcherFirst?: number }): Promise<string> {
   const sys = { role: "system", content: "You are Orchestrator, the lead agent." };
   const plan = await chat(base, [sys, { role: "user", content: "Write a note on parks." }]);
-  const [r, w] = await Promise.all([subAgent(base, "Researcher", `Research: ${plan.content}`, pauses.Researcher), subAgent(base, "Writer", `Draft: ${plan.content}`, pauses.Writer)]);
+  const [r, w] = await Promise.all([subAgent(base, "Researcher", `Research: ${plan.content}`, pauses.Researcher, pauses.ResearcherFirst), subAgent(base, "Writer", `Draft: ${plan.content}`, pauses.Writer)]);
   const fin = await chat(base, [sys, { role: "user", content: `Combine: ${r} | ${w}` }]);
   return fin.content;
 }
 
-async function run(session: BoundarySession, upstream: string | undefined, pauses: { Researcher: number; Writer: number }) {
+async function run(session: BoundarySession, upstream: string | undefined, pauses: { Researcher: number; Writer: number; ResearcherFirst?: number }, reorderWaitMs?: number) {
   let stop: ProxyStop | null = null;
-  const proxy = await startBoundaryProxy({ session, upstream, onStop: (s) => (stop = s) });
+  const proxy = await startBoundaryProxy({ session, upstream, onStop: (s) => (stop = s), reorderWaitMs });
   try {
     const final = await orchestrator(proxy.llmUrl, pauses).catch((e: Error) => `error: ${e.message}`);
     await proxy.idle();
@@ -167,13 +168,29 @@ describe("parallel sub-agents through the proxy (issue 21 item 4)", () => {
     expect(out.graph.edges.filter((e) => e.to === out.records[5].nodeId && e.kind === "data").map((e) => e.from).sort()).toEqual([r2Action, w2Action].sort());
   });
 
+  test("a request that overtakes another agent's recorded predecessor waits for it, then is served", async () => {
+    // The Researcher starts late: the Writer's second call (whose recorded predecessors include R1) arrives before R1.
+    const session = new ReplaySession({ source: bundle });
+    const { stop } = await run(session, undefined, { Researcher: 0, Writer: 0, ResearcherFirst: 150 });
+    expect(stop).toBeNull();
+    expect(session.end()).toBeNull();
+    expect(session.verified).toBe(6);
+    // With no wait, the same arrival order is a reordered divergence.
+    const strict = new ReplaySession({ source: bundle });
+    const r2 = await run(strict, undefined, { Researcher: 0, Writer: 0, ResearcherFirst: 150 }, 0);
+    expect(r2.stop).toMatchObject({ kind: "diverged", report: { reason: "reordered", seq: 1 } });
+  });
+
   test("an order the recording forbids fails closed as reordered, not skipped", async () => {
     // W2 began after R1 completed in the recording; serve W1 then W2 before R1 has been asked.
     const session = new ReplaySession({ source: bundle });
     const req = (i: number) => ({ boundary: "llm" as const, request: bundle.records[i].request });
     expect(session.begin(req(0)).kind).toBe("recorded");
     expect(session.begin(req(2)).kind).toBe("recorded");
-    const step = session.begin(req(4));
+    // Another agent's predecessor may still come: the request is held (nothing consumed) ...
+    expect(session.begin(req(4))).toEqual({ kind: "blocked", seq: 4, waitingFor: [1] });
+    // ... and once the caller's wait is over it is a divergence.
+    const step = session.begin({ ...req(4), final: true });
     expect(step).toMatchObject({ kind: "diverged", report: { reason: "reordered", seq: 1 } });
     if (step.kind === "diverged") expect(step.report.message).toMatch(/reordered: the llm request equals seq 4 .*Writer.*began after seq 1 of agent Researcher had completed/);
     // The same agent going past its own recorded call is a skip (missing-call).

@@ -20,6 +20,7 @@
 import type http from "node:http";
 import { createParser } from "eventsource-parser";
 import type { BoundarySession, Step } from "../lib/replay";
+import { beginWhenReady } from "./wait";
 
 /** Protocol versions the gateway accepts in `initialize` (the client's is echoed when listed). */
 export const MCP_PROTOCOL_VERSIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"] as const;
@@ -135,7 +136,7 @@ async function answerOne(msg: Rec, ctx: McpGatewayContext): Promise<Rec | null> 
   if (method === "ping") return reply({ result: {} });
   const request = mcpBoundaryRequest(method, msg.params);
   if (!request) return reply({ error: { code: -32601, message: `method not found: ${method} (the symtrace MCP gateway serves tools/list and tools/call)` } });
-  const step = ctx.session.begin({ boundary: "tool", request });
+  const step = await beginWhenReady(ctx.session, { boundary: "tool", request });
   if (step.kind === "recorded" || step.kind === "substituted") return reply(step.response as RpcPayload);
   if (step.kind !== "live") return reply({ error: { code: -32000, message: ctx.onRefused(step), data: { type: step.kind === "diverged" ? "symtrace_divergence" : `symtrace_${step.status}` } } });
   let payload: RpcPayload;

@@ -32,6 +32,7 @@ import { performance } from "node:perf_hooks";
 import { createParser } from "eventsource-parser";
 import { formatSseEvent, isStreamedResponse, protocolAdapter, type BoundarySession, type DivergenceReport, type ProtocolName, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
 import { handleMcp, McpUpstream } from "./mcp";
+import { beginWhenReady } from "./wait";
 
 /** Why a session stopped the run (the CLI then stops the MAS). */
 export type ProxyStop =
@@ -63,6 +64,8 @@ export interface BoundaryProxyOptions {
   onStop?: (stop: ProxyStop) => void;
   /** Upstream request timeout in ms (default 600000). */
   timeoutMs?: number;
+  /** Replay: longest wait for a concurrent agent's recorded predecessor before `reordered` (ms, default 3000; proxy/wait.ts). */
+  reorderWaitMs?: number;
 }
 
 /** A running proxy + gateway pair. */
@@ -287,7 +290,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     const request: Record<string, unknown> = { method: req.method ?? "GET", path: p };
     if (text.trim()) request.body = jsonOrRaw(text);
     const message = `unknown route ${req.method} ${p} (the proxy serves /v1/chat/completions, /v1/responses, /v1/embeddings, /v1/messages, /v1/models)`;
-    const step = session.begin({ boundary: "llm", request, protocol: "unknown-route", agent });
+    const step = await beginWhenReady(session, { boundary: "llm", request, protocol: "unknown-route", agent }, opts.reorderWaitMs);
     if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step);
     if (step.kind !== "live") return refuse(res, step);
     const body = { error: { message, type: "not_found", param: null, code: "not_found" } };
@@ -323,7 +326,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       } catch {
         return apiError(res, 400, "invalid_request_error", "request body is not valid JSON");
       }
-      const step = session.begin({ boundary: "llm", request: body, protocol: route.protocol, agent });
+      const step = await beginWhenReady(session, { boundary: "llm", request: body, protocol: route.protocol, agent }, opts.reorderWaitMs);
       // A substituted response (the proposed correction, issue 14 item 4) is served like a recorded one.
       if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step, body, route.protocol);
       if (step.kind === "live") return liveLlm(req, res, step, route);
@@ -349,7 +352,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       } catch {
         return sendJson(res, 400, { status: "failed", error: { type: "BadArguments", message: "tool arguments are not valid JSON" } });
       }
-      const step = session.begin({ boundary: "tool", request: { tool: p, arguments: args } });
+      const step = await beginWhenReady(session, { boundary: "tool", request: { tool: p, arguments: args } }, opts.reorderWaitMs);
       if (step.kind === "recorded" || step.kind === "substituted") return serveRecorded(res, step);
       if (step.kind === "live") return liveTool(res, p, step);
       return refuse(res, step);

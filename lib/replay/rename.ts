@@ -81,32 +81,49 @@ export function hasInventedIds(request: unknown, produced: ReadonlySet<string>):
  */
 export function renameInventedIds(request: unknown, produced: ReadonlySet<string>, hits: MaskedValue[] | null = null): unknown {
   const names = new Map<string, string>();
-  const walk = (v: unknown, ptr: string): unknown => {
+  // The path is kept as a stack and joined only on a hit (cheap when hits are collected).
+  const path: (string | number)[] = [];
+  const pointer = () => path.map((t) => `/${typeof t === "number" ? t : escapeToken(t)}`).join("");
+  const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) {
       let copy: unknown[] | null = null;
       for (let i = 0; i < v.length; i++) {
-        const n = walk(v[i], hits ? `${ptr}/${i}` : "");
-        if (n !== v[i]) (copy ??= v.slice())[i] = n;
+        const x = v[i];
+        if (typeof x !== "object" || x === null) continue;
+        path.push(i);
+        const n = walk(x);
+        path.pop();
+        if (n !== x) (copy ??= v.slice())[i] = n;
       }
       return copy ?? v;
     }
     if (typeof v === "object" && v !== null) {
       let copy: Record<string, unknown> | null = null;
-      for (const [k, x] of Object.entries(v)) {
+      const o = v as Record<string, unknown>;
+      for (const k in o) {
+        const x = o[k];
         let n: unknown = x;
         if (typeof x === "string") {
           if (ID_KEYS.has(k) && !produced.has(x)) {
             let name = names.get(x);
             if (name === undefined) names.set(x, (name = `${PREFIX}${names.size}`));
             n = name;
-            if (hits) hits.push({ pointer: `${ptr}/${escapeToken(k)}`, rule: "rename", from: x, to: name });
+            if (hits) {
+              path.push(k);
+              hits.push({ pointer: pointer(), rule: "rename", from: x, to: name });
+              path.pop();
+            }
           }
-        } else n = walk(x, hits ? `${ptr}/${escapeToken(k)}` : "");
-        if (n !== x) (copy ??= { ...(v as Record<string, unknown>) })[k] = n;
+        } else if (typeof x === "object" && x !== null) {
+          path.push(k);
+          n = walk(x);
+          path.pop();
+        }
+        if (n !== x) (copy ??= { ...o })[k] = n;
       }
       return copy ?? v;
     }
     return v;
   };
-  return walk(request, "");
+  return walk(request);
 }

@@ -47,6 +47,12 @@ export interface BoundaryCall {
   protocol?: ProtocolName;
   /** The `x-symtrace-agent` header, when the MAS sent one (agents.ts rule 1; not hashed). */
   agent?: string | null;
+  /**
+   * Replay: no more waiting. Without it, a request that equals a record still waiting for another
+   * agent's recorded predecessor gets `blocked` (the caller retries, `final` after its wait ends);
+   * with it, that is a `reordered` divergence.
+   */
+  final?: boolean;
 }
 
 /**
@@ -94,6 +100,12 @@ export type Step =
    */
   | { kind: "substituted"; seq: number; nodeId: string; response: unknown; httpStatus: number }
   | { kind: "diverged"; report: DivergenceReport }
+  /**
+   * Replay: the request equals a record whose recorded predecessors include another agent's call
+   * not served yet (it may still come: the agents run concurrently). Nothing was consumed; call
+   * `begin` again later, with `final: true` once the caller's wait is over (proxy: beginWhenReady).
+   */
+  | { kind: "blocked"; seq: number; waitingFor: number[] }
   | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution }
   /** Partial rollout (seeds/002): the MAS asked for one more live LLM call than `maxLiveLlm` allows. */
   | { kind: "stopped"; status: "rollout-limit"; verified: number; liveLlm: number; target: TargetResolution | null };
@@ -306,15 +318,19 @@ interface RecInfo {
 }
 
 /**
- * Fail-closed selective replay (seeds/000 Algorithm 2; spec §Replay). Per request, in order:
+ * Fail-closed selective replay (seeds/000 Algorithm 2; spec §Replay; issue 21 items 4–5). Per
+ * request, as it arrives:
  *   - live (after the target): forward, record as new nodes;
- *   - target (records[j].nodeId is the mapped boundary): forward q ⊕ Δ live, stay live;
- *   - else: j ≥ |R| or hash(normalize(q)) ≠ records[j].requestHash ⇒ `diverged` (first
- *     divergence; the session stays stopped); otherwise return records[j].response, check the
- *     materialized node content hashes, j ← j + 1.
- * Concurrency: order across turns is total; tool records sharing `meta.parallelGroup` (parallel
- * tool calls named by one assistant message) are matched as a set by hash, in any arrival order;
- * nothing else may arrive while such a group is open.
+ *   - target (the mapped boundary's record is ready and the request is its, by content and agent
+ *     — never by position alone; README "Target-mapping rule"): forward q ⊕ Δ live, stay live;
+ *   - else: serve the lowest-seq *ready* record (all recorded predecessors — calls that had
+ *     completed before it began, order.ts — served) whose match hash equals hash(normalize(q))
+ *     (after config.replay.masks and the renaming of client-invented ids, when the bundle needs
+ *     them), check the materialized node content hashes; none ⇒ `diverged` (first divergence,
+ *     reason content / extra-call / missing-call (skipped) / reordered / recording-exhausted; the
+ *     session stays stopped).
+ * Records without `meta.observed` are totally ordered by seq, with parallel tool groups
+ * (`meta.parallelGroup`) as sets: the rule of earlier versions.
  * Replay of a replay: a record carrying `meta.guidance` (a former target) is matched against
  * q ⊕ meta.guidance, so the earlier intervention is re-applied, not reported as a divergence.
  */
@@ -634,6 +650,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       const agent = this.infos[m].agent;
       const own = preds.find((p) => this.infos[p].agent === agent);
       if (own !== undefined) return this.diverge(own, call, hh, "missing-call", undefined, undefined, hits, m);
+      if (!call.final && preds.length > 0) return { kind: "blocked", seq: m, waitingFor: preds };
       return this.diverge(preds[0] ?? m, call, hh, "reordered", undefined, undefined, hits, m);
     }
     const readyList = this.ready.readyRecords();

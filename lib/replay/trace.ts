@@ -298,7 +298,8 @@ export class TraceBuilder {
     this.edge(ev.nodeId, aid, "data");
     this.lastAction = aid;
     if (typeof agent === "string" && agent) this.lastActionByAgent.set(agent, aid);
-    this.content.addAction(aid, ev.nodeId, message);
+    // content edges read the protocol-neutral view: the text and the call ids the response produced
+    this.content.addAction(aid, ev.nodeId, { role: "assistant", content: view.text, tool_calls: calls.flatMap((c) => (c.callId ? [{ id: c.callId, function: { name: c.name, arguments: "" } }] : [])) });
     const group = calls.length > 1 ? ev.nodeId : null;
     for (const c of calls) {
       this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, args: c.args, argsCanon: safeCanon(c.args), used: false, group, callId: c.callId });

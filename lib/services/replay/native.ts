@@ -117,6 +117,7 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
   details.final = run.final;
   details.stderrTail = run.stderrTail;
   details.checkedNodes = session.checkedNodes;
+  details.masked = session.maskReport;
   progress.verified = session.verified;
 
   if (run.spawnError) return failed("spawn", `cannot start ${command[0]}: ${run.spawnError}`);

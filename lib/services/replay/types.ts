@@ -134,6 +134,11 @@ export interface ReplayRunDetails {
   failure: ReplayFailureKind | null;
   /** The last 4 KB of the MAS's stderr (it is also passed through to our stderr). */
   stderrTail: string;
+  /**
+   * Native: what `config.replay.masks` and the renaming of client-invented ids changed in the
+   * matched requests (issue 21 item 5); null/absent when the bundle needs neither.
+   */
+  masked?: { masks: number; renamedIds: boolean; masked: { pointer: string; rule: string; from: string; to: string }[] } | null;
 }
 
 /** Options of a run. */
