@@ -48,9 +48,10 @@ describe("format", () => {
 describe("report tables", () => {
   test("Table 2 layout: rep1/rep3 per method and MAS with the drill-down link", () => {
     const m = html(<ReproductionTable report={report} basePath={base} />);
-    expect(cellText(m, "cell-rep1-rerun-all")).toBe("85.71 6/7 [48.69, 97.43]");
+    // rep_1 = mean over cases of each case's pass share (eq. 2): (1/2 + 1 + 1) / 3 = 2.5/3; no Wilson interval for shares
+    expect(cellText(m, "cell-rep1-rerun-all")).toBe("83.33 2.50/3");
     expect(cellText(m, "cell-rep3-rerun-all")).toMatch(/^50\.00 1\/2 /);
-    expect(cellText(m, "cell-rep1-suspicious-node-AG2")).toMatch(/^66\.67 4\/6 /);
+    expect(cellText(m, "cell-rep1-suspicious-node-AG2")).toBe("66.67 1.33/2");
     expect(m).toContain('href="/experiments/exp1?method=rerun&amp;mas=AG2#attempts"');
   });
   test("Table 3 layout: MAS rows, category rows, total; notes for errors/skips/pending", () => {
@@ -74,9 +75,11 @@ describe("report tables", () => {
     expect(c).toContain("+100.00 [100.00, 100.00]");
     const e = html(<EfficiencyTable report={report} basePath={base} />);
     expect(e).toContain('href="/experiments/exp1?method=critic&amp;mas=AG2#attempts"');
-    expect(e).toMatch(/data-efficiency="all:suspicious-node">.*?150\.0.*?6\.7/);
-    // Tokens per repair: 200 tokens / 3 repairs.
-    expect(e).toMatch(/data-efficiency="all:suspicious-node">.*?6\.7<\/td><td[^>]*>67<\/td><\/tr>/);
+    // The efficiency row counts the attempts the repair table counts (k = 1: attempt 1 of each case):
+    // 7 calls, 2 repairs → 285.7 per 1k calls, 3.5 calls and 70 / 2 = 35 tokens per repair; the
+    // 6 later node-level attempts (13 calls) are shown apart (report.test.ts "efficiency").
+    expect(e).toMatch(/data-efficiency="all:suspicious-node">.*?>7<.*?>70<.*?>2<.*?285\.7.*?3\.5.*?>35<.*?>3</);
+    expect(e).toContain("+6 for rep_k (13 calls)");
   });
   test("the MARS note appears only with a mars arm (issue 15 item 5)", () => {
     expect(html(<MarsNote report={report} />)).toBe("");
