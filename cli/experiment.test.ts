@@ -3,7 +3,7 @@
  * lib/jobs/experiment-fake-methods.ts) on a fresh SQLite database.
  */
 import { execFile } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -105,19 +105,13 @@ describe("symtrace experiment", () => {
         ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", entry, "experiment", "run", "--cases", path.join(casesDir, "c2.json"), "--methods", "last-node", ...common, "--out", out],
         { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, SYMTRACE_EXPERIMENT_FAKE_METHODS: "1", SYMTRACE_FAKE_STEP_MS: "1" } },
       ).catch((e: { stdout?: string }) => ({ stdout: e.stdout ?? "" }));
-    // the production entry: the variable is ignored, the real Last-Node ran (no MAS to replay here), nothing is stamped fake
+    // the production entry: the variable is ignored — the real methods are asked for, and real
+    // methods need an evaluator's verdict, so the run is refused at creation (no --evaluator here);
+    // the fakes (which give their own verdicts and skip that check) would have run
     const prod = path.join(tmp, "out-child-prod");
-    await run("cli/symtrace.ts", prod);
-    const real = JSON.parse(readFileSync(path.join(prod, "experiment.json"), "utf8"));
-    expect(real.settings.fake).toBeUndefined();
-    expect(real.report.meta.fake).toBeUndefined();
-    expect(real.attempts.length).toBeGreaterThan(0);
-    for (const a of real.attempts) {
-      expect(a.judgeReason ?? "").not.toContain("FAKE");
-      // a fake attempt passes or fails with its 3 scripted calls; the real one could not reach the upstream
-      expect(a.status).toBe("error");
-      expect(a.error).toMatch(/upstream http:\/\/127\.0\.0\.1:9\/v1 unreachable/);
-    }
+    const refused = await run("cli/symtrace.ts", prod);
+    expect(refused.stdout).toMatch(/no evaluator, so no attempt could get a verdict/);
+    expect(existsSync(path.join(prod, "experiment.json"))).toBe(false);
     // the test harness's entry injects the fakes, and they say so
     const out = path.join(tmp, "out-child");
     const { stdout } = await run("lib/testing/fake-symtrace.ts", out);
