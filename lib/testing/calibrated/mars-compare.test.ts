@@ -47,7 +47,11 @@ describe("MARS vs a single node-level replay on the calibrated world", () => {
       expect(c.nodeChecks.some((k) => k.kind === "rollback")).toBe(true);
       // Exact judge: a repaired search stops solved, a failed one spends its iterations.
       expect(c.mars.stopped, c.id).toBe(c.mars.passed ? "solved" : "iterations");
-      expect(c.mars.auxCalls, c.id).toBe(2 * c.mars.iterations);
+      // one judge call per built node, at least one selector reply per iteration; a repeated
+      // (identical sibling) rollback takes a reply but builds nothing and saturates its parent, so at
+      // most one such extra reply per built node
+      expect(c.mars.auxCalls, c.id).toBeGreaterThanOrEqual(2 * c.mars.iterations);
+      expect(c.mars.auxCalls, c.id).toBeLessThanOrEqual(3 * c.mars.iterations + 1);
       expect(c.mars.calls, c.id).toBeGreaterThan(0);
       expect(c.mars.auxTokens, c.id).toBeGreaterThan(0);
     }
