@@ -33,6 +33,7 @@ import { buildCalibratedMas } from "../lib/testing/calibrated/fast-mas";
 import { recordCalibratedFailures, recordCalibratedRun, referenceOf, type RecordedFailure } from "../lib/testing/calibrated/record";
 import { startCalibratedWorld, type CalibratedWorld } from "../lib/testing/calibrated/world";
 import { experimentCommand } from "./experiment";
+import { TASK_LEVEL_METHODS } from "../lib/experiments";
 import { releaseCommand } from "./release";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -278,7 +279,13 @@ describe(`issue 14 end to end (${process.env.TEST_DATABASE_URL ? "PostgreSQL" : 
     expect(r.code).toBe(0);
     const o = r.output as { cases: number; methods: Record<string, { attempts: number; errors: number; skipped: number }> };
     expect(o.cases).toBe(3);
-    for (const m of METHODS) expect(o.methods[m], m).toMatchObject({ attempts: 3 * K, errors: 0, skipped: 0 });
+    // all K attempts of every case ran; a node-level method's repair rate (pass@k) counts attempt 1
+    // of each case, its later attempts feed rep_k (issue 20 item 8), task-level methods count all K
+    const stored = JSON.parse(readFileSync(path.join(tmp, "exp", "experiment.json"), "utf8")) as { attempts: Array<{ method: string }> };
+    for (const m of METHODS) {
+      expect(stored.attempts.filter((a) => a.method === m), m).toHaveLength(3 * K);
+      expect(o.methods[m], m).toMatchObject({ attempts: (TASK_LEVEL_METHODS.includes(m) ? K : 1) * 3, errors: 0, skipped: 0 });
+    }
   }, 180_000);
 
   test("release export, then release import into a new empty database: identical bundle hashes and agreement figures", async () => {
