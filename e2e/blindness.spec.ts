@@ -326,7 +326,8 @@ test.describe("blindness: an annotator who has not submitted sees nothing of the
     expect(html).toContain(C_RATIONALE); // the page did render C's own draft
     expectNoLeak(html, "page", "case page HTML");
 
-    const l = await apiC.get(`/cases`);
+    // the list is paginated (40 a page): search for this case so it is on the page served
+    const l = await apiC.get(`/cases?q=${encodeURIComponent(bundleId)}`);
     expect(l.status()).toBe(200);
     const list = await l.text();
     expect(list).toContain(bundleId);
