@@ -13,7 +13,7 @@
  *
  *     Also measured at the same moment: lib/bundle `hashRequest` alone on the same requests
  *     (`baselineHashPerSec`), since absolute rates swing 2x with machine load; replay uses its own
- *     faster JCS serializer (lib/replay/canonical.ts), so `relativeToBaseline` can exceed 1.
+ *     faster JCS serializer (lib/bundle hashJson), so `relativeToBaseline` can exceed 1.
  * Prints an aligned summary on stderr and one JSON line on stdout:
  * `{"bench":"replay","events":N,"eventsPerSec":...,"requestBytes":...,"goalEventsPerSec":20000,
  *   "proxyCalls":M,"directMsPerCall":...,"proxyMsPerCall":...,"proxyOverheadRatio":...}`.
@@ -26,8 +26,8 @@
  */
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { buildBundle, hashRequest, type NodeDraft, type RecordDraft } from "../lib/bundle";
-import { RECORDER_ID, RecordSession, ReplaySession, agentActionContent, fastHash, llmCallContent } from "../lib/replay";
+import { buildBundle, hashJson, hashRequest, type NodeDraft, type RecordDraft } from "../lib/bundle";
+import { RECORDER_ID, RecordSession, ReplaySession, agentActionContent, llmCallContent } from "../lib/replay";
 import { startScriptedOpenAI } from "../lib/testing/scripted-openai";
 import { startBoundaryProxy } from "../proxy";
 
@@ -126,7 +126,7 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
     const r = replayRate(v.bundle, v.raw, v.order);
     const eps = Math.round((r.events / r.ms) * 1000);
     const bare = hashRate(hashRequest, v.reqs);
-    const fast = hashRate(fastHash, v.reqs);
+    const fast = hashRate(hashJson, v.reqs);
     return { name: v.name, events: r.events, ms: Math.round(r.ms), eventsPerSec: eps, bareHashPerSec: bare, relativeToBareHash: Number((eps / bare).toFixed(2)), fastHashPerSec: fast, relativeToFastHash: Number((eps / fast).toFixed(2)) };
   });
   const events = rows[0].events;

@@ -1,6 +1,6 @@
 /** Public surface of lib/bundle: the replay bundle v1 format (../shared/spec/bundle-v1.md). */
 export * from "./schema";
-export { canonicalJson, canonicalJsonOfParsed, hashContent, hashRequest, sha256Tagged } from "./hash";
+export { canonicalJson, canonicalJsonOfParsed, hashContent, hashJson, hashRequest, sha256Tagged } from "./hash";
 export { validateBundle, formatJsonPath, findCycle } from "./validate";
 export type { ValidationIssue, ValidationResult, ValidationRule } from "./validate";
 export { buildBundle, serializeBundle, BundleValidationError } from "./build";

@@ -25,6 +25,7 @@ import { type JsonKey, type JsonStreamHandler } from "./json-stream";
 import { readJsonStreamSplit } from "./json-split";
 import { boundaryRecordSchema, bundleEdgeSchema, bundleNodeSchema } from "./schema";
 import { findCycle, formatJsonPath, validateBundle, type ValidationIssue } from "./validate";
+import { allowedNodeTypes, issues } from "./rules";
 
 /** Issues listed before the rest are only counted. */
 export const MAX_STREAM_ISSUES = 200;
@@ -298,12 +299,7 @@ class BundleStreamState implements JsonStreamHandler {
   private tooDeep(v: unknown, base: string, baseDepth: number, extra: Partial<ValidationIssue>): boolean {
     const hits = findTooDeep(v, MAX_JSON_DEPTH, { basePath: base, baseDepth, maxHits: 20 });
     for (const h of hits) {
-      this.issue({
-        path: h.path,
-        rule: "depth",
-        message: `nested deeper than ${MAX_JSON_DEPTH} levels (the limit of lib/bundle/README.md §Nesting limit; flatten or truncate this value; other rules were not checked)`,
-        ...extra,
-      });
+      this.issue(issues.tooDeep(h.path, extra));
     }
     return hits.length > 0;
   }
@@ -320,7 +316,7 @@ class BundleStreamState implements JsonStreamHandler {
       k = this.intern(v.id);
       const first = this.nodeIdx.get(k);
       if (first >= 0) {
-        this.issue({ path: `${base}.id`, rule: "unique-node-id", nodeId: v.id, message: `duplicate node id "${v.id}" (first at $.graph.nodes[${first}])` });
+        this.issue(issues.duplicateNodeId(i, v.id, first));
         k = -1;
       } else {
         this.nodeIdx.set(k, i);
@@ -333,12 +329,12 @@ class BundleStreamState implements JsonStreamHandler {
       try {
         contentText = canonicalJsonOfParsed(v.content);
       } catch (e) {
-        this.issue({ path: `${base}.content`, rule: "content-hash", nodeId, message: `content cannot be canonicalized: ${(e as Error).message}` });
+        this.issue(issues.contentNotCanonical(i, nodeId, e));
       }
       if (contentText !== null) {
         const actual = sha256Tagged(contentText);
         if (actual !== v.contentHash) {
-          this.issue({ path: `${base}.contentHash`, rule: "content-hash", nodeId, message: `contentHash mismatch on node "${String(v.id)}": stored ${v.contentHash}, recomputed ${actual}` });
+          this.issue(issues.contentHashMismatch(i, nodeId, v.id, v.contentHash, actual));
         }
       }
     }
@@ -389,13 +385,13 @@ class BundleStreamState implements JsonStreamHandler {
   private onOrder(i: number, v: unknown): void {
     this.orderCount = i + 1;
     if (typeof v !== "string") {
-      this.issue({ path: `$.order[${i}]`, rule: "order-complete", message: "order entries must be node id strings" });
+      this.issue(issues.orderNotString(i));
       return;
     }
     const k = this.intern(v);
     const first = this.pos.get(k);
     if (first >= 0) {
-      this.issue({ path: `$.order[${i}]`, rule: "order-complete", nodeId: v, message: `node "${v}" appears more than once in order (first at $.order[${first}])` });
+      this.issue(issues.orderDuplicate(i, v, first));
       return;
     }
     this.pos.set(k, i);
@@ -413,7 +409,7 @@ class BundleStreamState implements JsonStreamHandler {
     const schemaOk = this.zod(base, boundaryRecordSchema, v, {});
     if (!isRec(v)) return;
     if (typeof v.seq === "number" && v.seq !== i) {
-      this.issue({ path: `${base}.seq`, rule: "record-seq", seq: i, message: `records[${i}].seq is ${v.seq}, expected ${i} (sequence must be 0,1,2,... without gaps)` });
+      this.issue(issues.recordSeq(i, v.seq));
     }
     const nodeId = typeof v.nodeId === "string" ? v.nodeId : undefined;
     if (nodeId !== undefined) this.recNode.set(i, this.intern(nodeId));
@@ -424,12 +420,12 @@ class BundleStreamState implements JsonStreamHandler {
       try {
         requestText = canonicalJsonOfParsed(v.request);
       } catch (e) {
-        this.issue({ path: `${base}.request`, rule: "request-hash", seq: i, message: `request cannot be canonicalized: ${(e as Error).message}` });
+        this.issue(issues.requestNotCanonical(i, e));
       }
       if (requestText !== null) {
         const actual = sha256Tagged(requestText);
         if (actual !== v.requestHash) {
-          this.issue({ path: `${base}.requestHash`, rule: "request-hash", seq: i, nodeId, message: `requestHash mismatch on record ${i}: stored ${v.requestHash}, recomputed ${actual}` });
+          this.issue(issues.requestHashMismatch(i, nodeId, v.requestHash, actual));
         }
       }
     }
@@ -505,7 +501,7 @@ class BundleStreamState implements JsonStreamHandler {
         const k = list.get(i);
         if (k >= 0 && this.nodeIdx.get(k) < 0) {
           endpointsOk = false;
-          this.issue({ path: `$.graph.edges[${i}].${end}`, rule: "edge-endpoint", nodeId: ids[k], message: `edge ${end} "${ids[k]}" is not a node id` });
+          this.issue(issues.edgeEndpoint(i, end, ids[k]));
         }
       }
     }
@@ -516,10 +512,10 @@ class BundleStreamState implements JsonStreamHandler {
       const ni = this.nodeIdx.get(k);
       if (p >= 0 && ni < 0) {
         orderComplete = false;
-        this.issue({ path: `$.order[${p}]`, rule: "order-complete", nodeId: ids[k], message: `order names unknown node "${ids[k]}"` });
+        this.issue(issues.orderUnknownNode(p, ids[k]));
       } else if (ni >= 0 && p < 0) {
         orderComplete = false;
-        this.issue({ path: `$.graph.nodes[${ni}].id`, rule: "order-complete", nodeId: ids[k], message: `node "${ids[k]}" is missing from order` });
+        this.issue(issues.orderMissingNode(ni, ids[k]));
       }
     }
     // Rule 3: linear extension (which, with a complete order, also proves rule 2: G is acyclic).
@@ -533,12 +529,7 @@ class BundleStreamState implements JsonStreamHandler {
       if (this.nodeIdx.get(f) < 0 || this.nodeIdx.get(t) < 0) continue;
       if (pf >= 0 && pt >= 0 && !(pf < pt)) {
         linear = false;
-        this.issue({
-          path: `$.graph.edges[${i}]`,
-          rule: "order-linear-extension",
-          nodeId: ids[t],
-          message: `order is not a linear extension of the graph: edge ${ids[f]} -> ${ids[t]} but "${ids[t]}" is at $.order[${pt}] before "${ids[f]}" at $.order[${pf}]`,
-        });
+        this.issue(issues.notLinearExtension(i, ids[f], ids[t], pf, pt));
       }
     }
     // Rule 2: acyclic. Only searched when the order does not already prove it.
@@ -552,9 +543,7 @@ class BundleStreamState implements JsonStreamHandler {
         if (f >= 0 && t >= 0 && this.nodeIdx.get(f) >= 0 && this.nodeIdx.get(t) >= 0) good.push({ from: ids[f], to: ids[t], i });
       }
       const cycle = findCycle(nodeIds, good);
-      if (cycle) {
-        this.issue({ path: `$.graph.edges[${cycle.edge.i}]`, rule: "acyclic", nodeId: cycle.edge.from, message: `graph has a cycle: ${cycle.nodes.join(" -> ")} -> ${cycle.nodes[0]}` });
-      }
+      if (cycle) this.issue(issues.cycle(cycle));
     }
     // Rules 4 and 6: records sit on known nodes, in order, on nodes of the right type.
     let lastPos = -1;
@@ -564,35 +553,22 @@ class BundleStreamState implements JsonStreamHandler {
       if (k < 0) continue;
       const nodeId = ids[k];
       if (this.nodeIdx.get(k) < 0) {
-        this.issue({ path: `$.records[${i}].nodeId`, rule: "record-node", nodeId, seq: i, message: `record ${i} names unknown node "${nodeId}"` });
+        this.issue(issues.recordNode(i, nodeId));
         continue;
       }
       const p = this.pos.get(k);
       if (p >= 0) {
         if (p <= lastPos) {
-          this.issue({
-            path: `$.records[${i}].nodeId`,
-            rule: "record-order",
-            nodeId,
-            seq: i,
-            message: `record ${i} sits on "${nodeId}" at $.order[${p}], not after record ${lastSeqWithPos}'s node at $.order[${lastPos}]`,
-          });
+          this.issue(issues.recordOrder(i, nodeId, p, lastSeqWithPos, lastPos));
         }
         lastPos = Math.max(lastPos, p);
         lastSeqWithPos = i;
       }
       const b = this.recBoundary[i];
       const t = TYPE_NAME[this.nodeType[k]];
-      const allowed = b === 1 ? ["llm_call", "agent_action"] : b === 2 ? ["tool_call", "tool_result"] : null;
-      if (allowed && t && !allowed.includes(t)) {
-        this.issue({
-          path: `$.records[${i}].boundary`,
-          rule: "record-boundary-type",
-          nodeId,
-          seq: i,
-          message: `a "${b === 1 ? "llm" : "tool"}" record must sit on a ${allowed.join(" or ")} node; "${nodeId}" is ${t}`,
-        });
-      }
+      const boundary = b === 1 ? "llm" : b === 2 ? "tool" : null;
+      const allowed = allowedNodeTypes(boundary);
+      if (boundary && allowed && t && !allowed.includes(t)) this.issue(issues.recordBoundaryType(i, nodeId, boundary, allowed, t));
     }
   }
 

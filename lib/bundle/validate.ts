@@ -1,5 +1,6 @@
 /**
- * Full validation of a replay bundle against ../shared/spec/bundle-v1.md §Validation.
+ * Full validation of a replay bundle in memory against the bundle spec v1 §Validation; the issues
+ * themselves (rule, path, wording) are rules.ts's, shared with the streamed validator (stream.ts).
  *
  * Every violation is reported (never stop at the first), each with a JSON path
  * (`$.graph.edges[3].to`) and, where one is involved, the node id or record seq.
@@ -15,6 +16,7 @@ import type { z } from "zod";
 import { BUNDLE_FORMAT, bundleSchema, type ReplayBundle } from "./schema";
 import { hashContent, hashRequest } from "./hash";
 import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
+import { allowedNodeTypes, issues } from "./rules";
 
 export type ValidationRule =
   | "schema"
@@ -110,13 +112,7 @@ export function depthIssues(input: unknown): ValidationIssue[] {
     const rec = /^\$\.records\[(\d+)\]/.exec(h.path);
     const nodes = isRec(input) && isRec(input.graph) ? arr(input.graph.nodes) : [];
     const n = node ? nodes[Number(node[1])] : undefined;
-    return {
-      path: h.path,
-      rule: "depth" as const,
-      message: `nested deeper than ${MAX_JSON_DEPTH} levels (the limit of lib/bundle/README.md §Nesting limit; flatten or truncate this value; other rules were not checked)`,
-      ...(isRec(n) && typeof n.id === "string" ? { nodeId: n.id } : {}),
-      ...(rec ? { seq: Number(rec[1]) } : {}),
-    };
+    return issues.tooDeep(h.path, { ...(isRec(n) && typeof n.id === "string" ? { nodeId: n.id } : {}), ...(rec ? { seq: Number(rec[1]) } : {}) });
   });
 }
 
@@ -144,12 +140,7 @@ function semanticIssues(b: Rec): ValidationIssue[] {
   nodes.forEach((n, i) => {
     if (!isRec(n) || typeof n.id !== "string") return;
     if (nodeIndex.has(n.id)) {
-      out.push({
-        path: `$.graph.nodes[${i}].id`,
-        rule: "unique-node-id",
-        nodeId: n.id,
-        message: `duplicate node id "${n.id}" (first at $.graph.nodes[${nodeIndex.get(n.id)}])`,
-      });
+      out.push(issues.duplicateNodeId(i, n.id, nodeIndex.get(n.id)!));
     } else {
       nodeIndex.set(n.id, i);
       nodeType.set(n.id, n.type);
@@ -163,21 +154,11 @@ function semanticIssues(b: Rec): ValidationIssue[] {
     try {
       actual = hashContent(n.content);
     } catch (e) {
-      out.push({
-        path: `$.graph.nodes[${i}].content`,
-        rule: "content-hash",
-        nodeId: typeof n.id === "string" ? n.id : undefined,
-        message: `content cannot be canonicalized: ${(e as Error).message}`,
-      });
+      out.push(issues.contentNotCanonical(i, typeof n.id === "string" ? n.id : undefined, e));
       return;
     }
     if (actual !== n.contentHash) {
-      out.push({
-        path: `$.graph.nodes[${i}].contentHash`,
-        rule: "content-hash",
-        nodeId: typeof n.id === "string" ? n.id : undefined,
-        message: `contentHash mismatch on node "${String(n.id)}": stored ${n.contentHash}, recomputed ${actual}`,
-      });
+      out.push(issues.contentHashMismatch(i, typeof n.id === "string" ? n.id : undefined, n.id, n.contentHash, actual));
     }
   });
 
@@ -194,12 +175,7 @@ function semanticIssues(b: Rec): ValidationIssue[] {
       }
       if (!nodeIndex.has(id)) {
         ok = false;
-        out.push({
-          path: `$.graph.edges[${i}].${end}`,
-          rule: "edge-endpoint",
-          nodeId: id,
-          message: `edge ${end} "${id}" is not a node id`,
-        });
+        out.push(issues.edgeEndpoint(i, end, id));
       }
     }
     if (ok) goodEdges.push({ from: e.from as string, to: e.to as string, i });
@@ -207,58 +183,35 @@ function semanticIssues(b: Rec): ValidationIssue[] {
 
   // Rule 2: acyclic (Kahn's algorithm; the nodes left over lie on or behind a cycle).
   const cycle = findCycle([...nodeIndex.keys()], goodEdges);
-  if (cycle) {
-    const e = cycle.edge;
-    out.push({
-      path: `$.graph.edges[${e.i}]`,
-      rule: "acyclic",
-      nodeId: e.from,
-      message: `graph has a cycle: ${cycle.nodes.join(" -> ")} -> ${cycle.nodes[0]}`,
-    });
-  }
+  if (cycle) out.push(issues.cycle(cycle));
 
   // Rule 3: order is a permutation of node ids and a linear extension of G.
   const position = new Map<string, number>();
   order.forEach((id, i) => {
     if (typeof id !== "string") {
-      out.push({ path: `$.order[${i}]`, rule: "order-complete", message: "order entries must be node id strings" });
+      out.push(issues.orderNotString(i));
       return;
     }
     if (!nodeIndex.has(id)) {
-      out.push({ path: `$.order[${i}]`, rule: "order-complete", nodeId: id, message: `order names unknown node "${id}"` });
+      out.push(issues.orderUnknownNode(i, id));
       return;
     }
     if (position.has(id)) {
-      out.push({
-        path: `$.order[${i}]`,
-        rule: "order-complete",
-        nodeId: id,
-        message: `node "${id}" appears more than once in order (first at $.order[${position.get(id)}])`,
-      });
+      out.push(issues.orderDuplicate(i, id, position.get(id)!));
       return;
     }
     position.set(id, i);
   });
   for (const [id, i] of nodeIndex) {
     if (!position.has(id)) {
-      out.push({
-        path: `$.graph.nodes[${i}].id`,
-        rule: "order-complete",
-        nodeId: id,
-        message: `node "${id}" is missing from order`,
-      });
+      out.push(issues.orderMissingNode(i, id));
     }
   }
   for (const e of goodEdges) {
     const pf = position.get(e.from);
     const pt = position.get(e.to);
     if (pf !== undefined && pt !== undefined && !(pf < pt)) {
-      out.push({
-        path: `$.graph.edges[${e.i}]`,
-        rule: "order-linear-extension",
-        nodeId: e.to,
-        message: `order is not a linear extension of the graph: edge ${e.from} -> ${e.to} but "${e.to}" is at $.order[${pt}] before "${e.from}" at $.order[${pf}]`,
-      });
+      out.push(issues.notLinearExtension(e.i, e.from, e.to, pf, pt));
     }
   }
 
@@ -268,43 +221,24 @@ function semanticIssues(b: Rec): ValidationIssue[] {
   records.forEach((r, i) => {
     if (!isRec(r)) return;
     if (typeof r.seq === "number" && r.seq !== i) {
-      out.push({
-        path: `$.records[${i}].seq`,
-        rule: "record-seq",
-        seq: i,
-        message: `records[${i}].seq is ${r.seq}, expected ${i} (sequence must be 0,1,2,... without gaps)`,
-      });
+      out.push(issues.recordSeq(i, r.seq));
     }
     const nodeId = r.nodeId;
     if (typeof nodeId === "string") {
       if (!nodeIndex.has(nodeId)) {
-        out.push({ path: `$.records[${i}].nodeId`, rule: "record-node", nodeId, seq: i, message: `record ${i} names unknown node "${nodeId}"` });
+        out.push(issues.recordNode(i, nodeId));
       } else {
         const p = position.get(nodeId);
         if (p !== undefined) {
           if (p <= lastPos) {
-            out.push({
-              path: `$.records[${i}].nodeId`,
-              rule: "record-order",
-              nodeId,
-              seq: i,
-              message: `record ${i} sits on "${nodeId}" at $.order[${p}], not after record ${lastSeqWithPos}'s node at $.order[${lastPos}]`,
-            });
+            out.push(issues.recordOrder(i, nodeId, p, lastSeqWithPos, lastPos));
           }
           lastPos = Math.max(lastPos, p);
           lastSeqWithPos = i;
         }
         const t = nodeType.get(nodeId);
-        const allowed = r.boundary === "llm" ? ["llm_call", "agent_action"] : r.boundary === "tool" ? ["tool_call", "tool_result"] : null;
-        if (allowed && typeof t === "string" && !allowed.includes(t)) {
-          out.push({
-            path: `$.records[${i}].boundary`,
-            rule: "record-boundary-type",
-            nodeId,
-            seq: i,
-            message: `a "${String(r.boundary)}" record must sit on a ${allowed.join(" or ")} node; "${nodeId}" is ${t}`,
-          });
-        }
+        const allowed = allowedNodeTypes(r.boundary);
+        if (allowed && typeof t === "string" && !allowed.includes(t)) out.push(issues.recordBoundaryType(i, nodeId, String(r.boundary), allowed, t));
       }
     }
     if (typeof r.requestHash === "string" && "request" in r) {
@@ -312,16 +246,10 @@ function semanticIssues(b: Rec): ValidationIssue[] {
       try {
         actual = hashRequest(r.request);
       } catch (e) {
-        out.push({ path: `$.records[${i}].request`, rule: "request-hash", seq: i, message: `request cannot be canonicalized: ${(e as Error).message}` });
+        out.push(issues.requestNotCanonical(i, e));
       }
       if (actual !== null && actual !== r.requestHash) {
-        out.push({
-          path: `$.records[${i}].requestHash`,
-          rule: "request-hash",
-          seq: i,
-          nodeId: typeof nodeId === "string" ? nodeId : undefined,
-          message: `requestHash mismatch on record ${i}: stored ${r.requestHash}, recomputed ${actual}`,
-        });
+        out.push(issues.requestHashMismatch(i, typeof nodeId === "string" ? nodeId : undefined, r.requestHash, actual));
       }
     }
   });

@@ -16,7 +16,7 @@
  * by the name (its earlier nodes are renamed: agent names are not hashed). Pure; deterministic
  * for a given sequence of requests.
  */
-import { fastHash } from "./canonical";
+import { hashJson } from "../bundle";
 import { protocolAdapter } from "./protocols";
 
 /** Evidence for the agent of one request. */
@@ -70,7 +70,7 @@ function handoffName(output: unknown, suffix: string): string {
 
 /** Short hash of a prompt (4 hex of its sha256). */
 export function promptTag(prompt: string): string {
-  return fastHash(prompt).slice("sha256:".length, "sha256:".length + 4);
+  return hashJson(prompt).slice("sha256:".length, "sha256:".length + 4);
 }
 
 /** "You are a [helpful] <up to 3 words> agent|assistant|expert|…" (docs-style prompts). */

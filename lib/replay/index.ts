@@ -23,7 +23,6 @@ export { appendGuidance, assembleStream, assistantOf, correctionMessage, substit
 export type { AssistantMessage, SseEvent, StreamedResponse } from "./openai";
 export { TraceBuilder, RECORDER_ID, agentOfRequest, llmCallContent, agentActionContent, toolCallContent, toolResultContent, taskNodeContent } from "./trace";
 export type { BoundaryOutcome, OpenEvent, TraceBuilderOptions } from "./trace";
-export { fastCanonicalJson, fastHash } from "./canonical";
 export { alignSuffix, finalAnswer, finalAnswerText, interventionNodeId, resolveOutcomes, summarizeContent, SUMMARY_CHARS } from "./compare";
 export type { AlignedRow, FinalAnswer, ResolvedOutcome, SuffixAlignment, SuffixMarker, SuffixNode, Verdict } from "./compare";
 export { compareReplay } from "./node-compare";

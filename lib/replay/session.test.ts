@@ -410,19 +410,19 @@ describe("target mapping, normalization, diff", () => {
   });
 });
 
-describe("fastCanonicalJson (replay hot path)", () => {
+describe("canonicalJsonOfParsed (replay hot path: hashJson)", () => {
   test.each([
     ["gold bundle", JSON.parse(readFileSync(path.resolve(import.meta.dirname, "../../../shared/fixtures/bundles/gold-c2.bundle.json"), "utf8"))],
     ["numbers", { a: [1e21, 1e-7, -0, 0.1 + 0.2, 123456789012345680000, 5e-324], z: null, b: true }],
     ["unicode keys and escapes", { "é": "\u0000\t\"\\/", "\u20ac": "😀", a: { c: [], b: {} }, "10": 1, "2": 2 }],
   ])("matches lib/bundle canonicalJson byte for byte: %s", async (_n, v) => {
     const { canonicalJson } = await import("../bundle");
-    const { fastCanonicalJson } = await import("./canonical");
+    const { canonicalJsonOfParsed: fastCanonicalJson } = await import("../bundle");
     expect(fastCanonicalJson(v)).toBe(canonicalJson(v));
   });
 
   test("throws exactly when canonicalJson throws (lone surrogate, NaN, undefined)", async () => {
-    const { fastCanonicalJson } = await import("./canonical");
+    const { canonicalJsonOfParsed: fastCanonicalJson } = await import("../bundle");
     expect(() => fastCanonicalJson({ a: "\ud800" })).toThrow(/surrogate/i);
     expect(() => fastCanonicalJson({ a: NaN })).toThrow();
     expect(() => fastCanonicalJson(undefined)).toThrow();

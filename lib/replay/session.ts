@@ -15,7 +15,7 @@ import {
   type NodeType,
   type ReplayBundle,
 } from "../bundle";
-import { fastHash as hashContent, fastHash as hashRequest } from "./canonical";
+import { hashJson as hashContent, hashJson as hashRequest } from "../bundle";
 import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
 import { DEFAULT_NORMALIZATION, PROTOCOL_NORMALIZATIONS, normalizeRequest } from "./normalize";
 import { correctionMessage, substitutedResponse } from "./openai";

@@ -9,8 +9,8 @@
  * `parent.substitution`; `liveCalls` 0.
  */
 import { performance } from "node:perf_hooks";
-import { buildBundle, canonicalJson, type BundleEdge, type BundleNode, type NodeDraft, type NodeType, type RecordDraft, type ReplayBundle } from "../../bundle";
-import { DEFAULT_NORMALIZATION, TargetError, agentActionContent, assistantOf, fastHash, llmCallContent, normalizeRequest, substitutedResponse } from "../../replay";
+import { buildBundle, canonicalJson, hashJson, type BundleEdge, type BundleNode, type NodeDraft, type NodeType, type RecordDraft, type ReplayBundle } from "../../bundle";
+import { DEFAULT_NORMALIZATION, TargetError, agentActionContent, assistantOf, llmCallContent, normalizeRequest, substitutedResponse } from "../../replay";
 import { DEFAULT_TRANSCRIPT_MODEL, defaultId, isRec, limitOf, oneLine, str, trimSlash, type ProgressEmitter, type Rec } from "./helpers";
 import type { ReplayFailureKind, ReplayRunDetails, ReplayRunOptions, ReplayRunResult, ReplayRunSpec } from "./types";
 
@@ -160,7 +160,7 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
   for (let i = 0; i < prefixIds.length; i++) {
     if (opts.signal?.aborted) return { status: "cancelled", verified: progress.verified };
     const n = byId.get(prefixIds[i])!;
-    const h = fastHash(n.content);
+    const h = hashJson(n.content);
     if (h !== n.contentHash) return failed("config", `prefix node ${n.id}: content hash ${h} differs from the stored ${n.contentHash} (the source bundle is corrupt)`);
     progress.verified = i + 1;
     details.checkedNodes = i + 1;
@@ -244,7 +244,7 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
   };
   const normalization = DEFAULT_NORMALIZATION;
   const normalized = normalizeRequest("llm", request, normalization);
-  const requestHash = fastHash(normalized);
+  const requestHash = hashJson(normalized);
   const target = byId.get(spec.targetNodeId)!;
   const agent = speakerOf(target) !== null && !HUMAN.has(speakerOf(target)!.toLowerCase()) ? (str(target.agent) ?? speakerOf(target)) : null;
   const llmId = newId("llm_call");
