@@ -1,7 +1,7 @@
 import nextVitals from "eslint-config-next/core-web-vitals";
 import nextTs from "eslint-config-next/typescript";
 
-const PURE = ["lib/bundle/**", "lib/annotation/**", "lib/otlp/**", "lib/release/**", "lib/importers/**", "lib/replay/**", "lib/agreement/**", "lib/symptoms/**", "lib/experiments/**", "lib/layout/**", "lib/media/**", "lib/repair-search/**", "lib/attribution/**"];
+const PURE = ["lib/bundle/**", "lib/stats/**", "lib/annotation/**", "lib/otlp/**", "lib/release/**", "lib/importers/**", "lib/replay/**", "lib/agreement/**", "lib/symptoms/**", "lib/experiments/**", "lib/layout/**", "lib/media/**", "lib/repair-search/**", "lib/attribution/**"];
 
 const config = [
   ...nextVitals,

@@ -8,8 +8,7 @@ import { cohenKappa } from "./cohen";
 import { fleissKappaFromRatings } from "./fleiss";
 import { krippendorffAlpha } from "./krippendorff";
 import { categorySetKey, compareWithFinal, finalComposition, tupleKey, type FinalComparison, type FinalComposition } from "./adjudication";
-import { QUANTILE_RULE } from "./quantile";
-import { wilsonInterval } from "./wilson";
+import { QUANTILE_RULE, wilsonInterval } from "../stats";
 import { bootstrapIntervalShown, MIN_CASES_FOR_CI } from "./sample-size";
 import type { Interval, Label } from "./types";
 
@@ -134,7 +133,7 @@ function pairwise(rows: ReadonlyArray<ReadonlyArray<Label>>): number {
  * - Per variable (primary, exact set, presence of C1..C4, node type): Fleiss' κ
  *   (./fleiss.ts), percentile bootstrap interval (./bootstrap.ts; one shared set of case-level
  *   resamples for all variables), pairwise agreement, 3/3 count.
- * - Node id and strict tuple: all three / at least two identical, Wilson 95% intervals (./wilson.ts).
+ * - Node id and strict tuple: all three / at least two identical, Wilson 95% intervals (lib/stats).
  * - Cohen's κ per annotator pair and Krippendorff's α (nominal, missing allowed) per variable.
  * - Table 5 patterns, support 3/2/1/0, final set vs union, composition (./adjudication.ts).
  *

@@ -7,7 +7,7 @@ import { describe, expect, test } from "vitest";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import { bootstrapFleiss } from "./bootstrap";
 import { fleissKappaFromRatings } from "./fleiss";
-import { quantileSorted } from "./quantile";
+import { quantileSorted } from "../stats";
 import type { Label } from "./types";
 
 /** The naive bootstrap: redraw the indices exactly as bootstrapFleiss does, rebuild each resample's ratings, compute κ* directly. */

@@ -8,8 +8,7 @@
  * profile was drawn (one Int32 increment per variable per draw); κ is then assembled from the
  * few distinct profiles. Typed arrays throughout, no allocation inside the loop.
  */
-import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
-import { quantileSorted } from "./quantile";
+import { indexDraw, quantileSorted } from "../stats";
 import type { Interval, Label } from "./types";
 
 /** The paper's seed (seeds/000 Appendix B.4). */
@@ -172,19 +171,11 @@ export function bootstrapFleiss(variables: ReadonlyArray<BootstrapVariable>, opt
   const Nn = N * n;
 
   // ---- resample
-  const rng = xoroshiro128plus(seed | 0);
-  // Index in [0, N): Lemire (2019) multiply-shift on pure-rand's 32-bit outputs, rejecting
-  // the low product below 2^32 mod N (unbiased). Products stay below 2^53, so exact in doubles.
-  const reject = 4294967296 % N;
+  const draw = indexDraw(seed, N);
   for (let b = 0; b < B; b++) {
     counts.fill(0);
     for (let d = 0; d < N; d++) {
-      let m = (rng.next() >>> 0) * N;
-      let idx = (m / 4294967296) | 0;
-      while (m - idx * 4294967296 < reject) {
-        m = (rng.next() >>> 0) * N;
-        idx = (m / 4294967296) | 0;
-      }
+      const idx = draw();
       if (C === 3) {
         const o = idx * 3;
         counts[itemProf[o]]++;

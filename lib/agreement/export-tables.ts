@@ -11,11 +11,9 @@ import { bootstrapIntervalShown, sampleSizeWarnings } from "./sample-size";
 export const AGREEMENT_TABLES = ["reliability", "exact", "patterns", "composition", "cohen", "vs-final", "disagreement", "mad-modes"] as const;
 export type AgreementTable = (typeof AGREEMENT_TABLES)[number];
 
-/** A table: a header row and data rows of primitive cells (null = empty cell). */
-export interface TableRows {
-  header: string[];
-  rows: Array<Array<string | number | boolean | null>>;
-}
+import type { TableRows } from "../stats/table";
+
+export { csvCell, tableToCsv, type TableRows } from "../stats/table";
 
 /** What the dashboard shows besides the report (lib/services/agreement shapes). */
 export interface AgreementTableInputs {
@@ -114,15 +112,4 @@ export function agreementTable(name: AgreementTable, x: AgreementTableInputs): T
     default:
       throw new Error(`unknown agreement table "${String(name)}"; one of ${AGREEMENT_TABLES.join(", ")}`);
   }
-}
-
-/** One CSV cell: numbers to 12 significant digits (no 0.5000000000000001), RFC 4180 quoting. */
-export function csvCell(v: string | number | boolean | null | undefined): string {
-  const s = v === null || v === undefined ? "" : typeof v === "number" ? String(Number(v.toPrecision(12))) : String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** A table as CSV text (header line, then rows; `\n` line ends, trailing newline). */
-export function tableToCsv(t: TableRows): string {
-  return [t.header, ...t.rows].map((row) => row.map(csvCell).join(",")).join("\n") + "\n";
 }

@@ -3,8 +3,7 @@
  * See ./README.md for the data flow, invariants and the quantile rule.
  */
 export type { Coefficient, Interval, Label } from "./types";
-export { Z95, wilsonInterval } from "./wilson";
-export { QUANTILE_RULE, percentileInterval, quantileSorted } from "./quantile";
+export { QUANTILE_RULE, Z95, percentileInterval, quantileSorted, wilsonInterval } from "../stats";
 export { UNDEFINED_PE1, fleissKappa, fleissKappaFromRatings, fleissKappaPerCategory, ratingsToCounts } from "./fleiss";
 export type { FleissResult } from "./fleiss";
 export { cohenKappa, cohenKappaFromConfusion } from "./cohen";

@@ -13,7 +13,7 @@
 import { cohenKappa, type CohenResult } from "./cohen";
 import { fleissKappaFromRatings, type FleissResult } from "./fleiss";
 import type { Interval } from "./types";
-import { wilsonInterval } from "./wilson";
+import { wilsonInterval } from "../stats";
 
 export interface RatedAnnotation {
   primary: string | null;

@@ -8,8 +8,7 @@
 /** A nominal label: any primitive compared with `===` (strings, numbers, booleans). */
 export type Label = string | number | boolean;
 
-/** A closed interval `[lo, hi]`. */
-export type Interval = [number, number];
+export type { Interval } from "../stats";
 
 /** A coefficient or `null` with the reason it is undefined. */
 export type Coefficient = { value: number; reason: null } | { value: null; reason: string };

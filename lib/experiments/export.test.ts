@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { tableToCsv } from "../agreement/export-tables";
+import { tableToCsv } from "../stats";
 import { EXPERIMENT_TABLES, attemptsBehind, experimentTable, type AttemptListItem, type ExperimentTable } from "./export";
 import { summarizeExperiment } from "./report";
 import { input, records } from "./test-fixture";

@@ -2,7 +2,7 @@
  * Every table of the experiment page as rows, for one CSV per table (the page's downloads), and
  * the attempts behind a table cell (the page's drill-down). Pure.
  */
-import type { TableRows } from "../agreement/export-tables";
+import type { TableRows } from "../stats";
 import { methodLabel } from "./methods";
 import { ALL } from "./report";
 import type { AttemptStatus, ExperimentReport, RateCI } from "./types";

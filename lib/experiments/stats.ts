@@ -2,9 +2,7 @@
  * Statistical building blocks of repair experiments (seeds/000 §5.1 eq. 2–3, Appendix C.3–C.5,
  * D.2, E; ../shared/spec/statistics.md §Replay and repair metrics). Pure and deterministic.
  */
-import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
-import { quantileSorted } from "../agreement/quantile";
-import { wilsonInterval } from "../agreement/wilson";
+import { indexDraw, quantileSorted, wilsonInterval } from "../stats";
 import type { RateCI } from "./types";
 
 /** Bootstrap resamples for paired repair-rate differences (seeds/000 Appendix C.3). */
@@ -13,7 +11,7 @@ export const DIFF_RESAMPLES = 10_000;
 export const PAPER_DIFF_SEED = 20260701;
 
 /**
- * x/n with its 95% Wilson score interval (lib/agreement's {@link wilsonInterval}).
+ * x/n with its 95% Wilson score interval (lib/stats {@link wilsonInterval}).
  * @returns rate and interval as fractions; all null when n = 0
  * @throws RangeError for non-integer or out-of-range x, n
  */
@@ -93,7 +91,7 @@ export interface PairedDiff {
   n01: number;
   /** Δ = 100 (p̂_a − p̂_b), points; null when n = 0 */
   diffPoints: number | null;
-  /** percentile interval (Hyndman–Fan type 7, lib/agreement/quantile) of Δ*, points */
+  /** percentile interval (Hyndman–Fan type 7, lib/stats/quantile) of Δ*, points */
   lo: number | null;
   hi: number | null;
 }
@@ -101,7 +99,7 @@ export interface PairedDiff {
 /**
  * Paired repair-rate difference with a case-level bootstrap CI (seeds/000 Appendix C.3): B
  * resamples of the N matched cases with replacement (pure-rand xoroshiro128+ seeded with
- * `seed32(seed)`, indices by Lemire's unbiased multiply-shift as in lib/agreement's bootstrap),
+ * `seed32(seed)`, indices by lib/stats `indexDraw`, as lib/agreement's bootstrap),
  * each case keeping both of its outcomes; Δ* = 100 (p̂_a* − p̂_b*); 95% percentile interval.
  * Same input, B and seed ⇒ the same interval.
  * @param pairs one [a passed, b passed] per matched case, in a fixed (caller-defined) case order
@@ -134,18 +132,11 @@ export function pairedBootstrapDiff(
   if (n10 === 0 && n01 === 0) {
     // every resample has Δ* = 0; no draws needed
   } else {
-    const rng = xoroshiro128plus(seed32(opts.seed ?? PAPER_DIFF_SEED));
-    const reject = 4294967296 % N;
+    const draw = indexDraw(seed32(opts.seed ?? PAPER_DIFF_SEED), N);
     for (let r = 0; r < B; r++) {
       let s = 0;
       for (let k = 0; k < N; k++) {
-        let m = (rng.next() >>> 0) * N;
-        let idx = (m / 4294967296) | 0;
-        while (m - idx * 4294967296 < reject) {
-          m = (rng.next() >>> 0) * N;
-          idx = (m / 4294967296) | 0;
-        }
-        s += d[idx];
+        s += d[draw()];
       }
       draws[r] = (100 * s) / N;
     }

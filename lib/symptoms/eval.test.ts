@@ -1,5 +1,5 @@
 import { describe, expect, test } from "vitest";
-import { wilsonInterval } from "../agreement/wilson";
+import { wilsonInterval } from "../stats";
 import { evaluateDetections, rate, topByCf, type EvalCase } from "./eval";
 import { trace, type N } from "./test-helpers";
 import type { Category, DetectionResult, NodeSymptoms } from "./types";

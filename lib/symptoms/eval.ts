@@ -6,7 +6,7 @@
  * (lib/agreement wilsonInterval). Loading cases (database, files) is done by the caller.
  */
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
-import { wilsonInterval } from "../agreement/wilson";
+import { wilsonInterval } from "../stats";
 import type { ReplayBundle } from "../bundle";
 import { CATEGORIES, type Category, type DetectionResult } from "./types";
 

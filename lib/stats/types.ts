@@ -1,0 +1,2 @@
+/** A closed interval `[lo, hi]`. */
+export type Interval = [number, number];
