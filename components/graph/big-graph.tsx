@@ -1,6 +1,7 @@
 "use client";
 
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
+import { isFailedStatus } from "@/lib/bundle/schema";
 import {
   centreRow,
   clampTop,
@@ -58,7 +59,6 @@ const TYPE_BORDER: Record<string, string> = {
   message: "#cbd5e1",
   final_result: "#f43f5e",
 };
-const BAD = new Set(["failed", "error", "timeout", "timed_out"]);
 const HEADER_PX = 24;
 /** Edges drawn at most (nearest the selection first are not needed: a window holds few). */
 const MAX_EDGES = 3000;
@@ -277,7 +277,7 @@ export function BigGraph({
     for (let r = first; r <= last; r++) {
       const n = getRow(r);
       if (!n) continue;
-      const bad = n.status ? BAD.has(n.status) : false;
+      const bad = isFailedStatus(n.status);
       const sel = selected?.id === n.id;
       const match = matches.has(n.id);
       const cf = symptomCf?.get(n.id);

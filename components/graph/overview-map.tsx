@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useRef } from "react";
+import { isFailedStatus } from "@/lib/bundle/schema";
 import type { GraphNodeLite, LayoutResult, Viewport } from "@/lib/layout";
 
 const TYPE_COLOUR: Record<string, string> = {
@@ -54,7 +55,7 @@ export function OverviewMap({
     for (const n of nodes) {
       const p = layout.positions.get(n.id);
       if (!p) continue;
-      const bad = n.status === "error" || n.status === "failed" || n.status === "timeout" || n.status === "timed_out";
+      const bad = isFailedStatus(n.status);
       ctx.fillStyle = matches.has(n.id) ? "#f59e0b" : bad ? "#dc2626" : (TYPE_COLOUR[n.type] ?? "#94a3b8");
       ctx.fillRect(p.x * sx, p.y * sy, mw, mh);
     }

@@ -1,6 +1,7 @@
 "use client";
 
 import { Handle, Position, type Node, type NodeProps } from "@xyflow/react";
+import { isFailedStatus } from "@/lib/bundle/schema";
 import { memo } from "react";
 import { ImportWarningBadge } from "@/components/trace/import-warning-badge";
 
@@ -30,11 +31,10 @@ const TYPE_STYLE: Record<string, string> = {
   message: "border-slate-300 bg-white",
   final_result: "border-rose-500 bg-rose-50",
 };
-const BAD = new Set(["failed", "error", "timeout", "timed_out"]);
 
 /** One event of the graph: type colour, agent stripe, short label, failed/errored mark. */
 export const TraceNode = memo(function TraceNode({ id, data, selected }: NodeProps<TraceFlowNode>) {
-  const bad = data.status ? BAD.has(data.status) : false;
+  const bad = isFailedStatus(data.status);
   return (
     <div
       className={`relative h-14 w-60 overflow-hidden rounded-md border-2 px-2 py-1 text-[11px] leading-tight shadow-sm ${TYPE_STYLE[data.type] ?? "border-slate-300 bg-white"} ${

@@ -1,13 +1,13 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
+import { isFailedStatus } from "@/lib/bundle/schema";
 import { memo, useEffect, useMemo, useRef } from "react";
 import { timingCells, traceStartNs, type GraphNodeLite } from "@/lib/layout";
 import { NODE_TYPE_TONE, Badge } from "@/components/ui/badge";
 import { ImportWarningBadge } from "./import-warning-badge";
 
 const ROW = 40;
-const BAD = new Set(["failed", "error", "timeout", "timed_out"]);
 
 /**
  * The observed order as a virtualized list (thousands of rows): type, agent, short label, status,
@@ -97,7 +97,7 @@ const TimelineRow = memo(function TimelineRow({
         <span className="truncate text-slate-600" title={n.agent ?? ""}>
           {n.agent ?? ""}
         </span>
-        {n.status && BAD.has(n.status) ? <Badge tone="red">{n.status}</Badge> : null}
+        {isFailedStatus(n.status) ? <Badge tone="red">{n.status}</Badge> : null}
         <ImportWarningBadge warnings={n.warnings} />
         {marks?.map((m) => (
           <span key={m} className="rounded bg-indigo-600 px-1 text-[10px] font-semibold text-white" data-mark={m}>

@@ -22,6 +22,14 @@ export type NodeType = (typeof NODE_TYPES)[number];
 export const NODE_STATUSES = ["success", "failed", "error", "timeout", "timed_out"] as const;
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 
+/** The node statuses that count as a failure (red in the inspector, the failed flag of the graph index). */
+export const FAILED_NODE_STATUSES: ReadonlySet<string> = new Set(["failed", "error", "timeout", "timed_out"]);
+
+/** Whether a node's status counts as a failure ({@link FAILED_NODE_STATUSES}). */
+export function isFailedStatus(status: string | null | undefined): boolean {
+  return !!status && FAILED_NODE_STATUSES.has(status);
+}
+
 export const EDGE_KINDS = ["data", "control"] as const;
 export type EdgeKind = (typeof EDGE_KINDS)[number];
 

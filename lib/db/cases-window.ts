@@ -9,6 +9,7 @@ import type { Db } from "./client";
 import { providerOfDb } from "./client";
 import { nodeImportWarnings, nodeTimings } from "./cases";
 import { traceStartNs, type NodeTiming } from "../layout/timing";
+import { isFailedStatus } from "../bundle/schema";
 
 /** Largest window one request may ask for (nodes). */
 export const MAX_WINDOW_NODES = 2000;
@@ -154,8 +155,6 @@ export async function getGraphWindow(db: Db, o: { caseId: string; from: number; 
 
 /** Node types in the index's type code order (code = position + 1; 0 = other). */
 export const INDEX_TYPES = ["agent_action", "llm_call", "tool_call", "tool_result", "message", "final_result"] as const;
-/** Statuses that count as failed in the index (bit 3 of the flags byte). */
-export const FAILED_STATUSES = new Set(["failed", "error", "timeout", "timed_out"]);
 
 /**
  * The compact index of a case: for each node in observed order, its lane (index into
@@ -191,7 +190,7 @@ export function getGraphIndex(db: Db, o: { caseId: string }): Promise<GraphIndex
         const i = Number(r.o);
         if (i < 0 || i >= count) continue;
         lane[i] = laneOf.get(r.a) ?? 255;
-        flags[i] = (typeOf.get(r.t) ?? 0) | (r.s && FAILED_STATUSES.has(r.s) ? 8 : 0);
+        flags[i] = (typeOf.get(r.t) ?? 0) | (isFailedStatus(r.s) ? 8 : 0);
       }
     }
     return { count, lanes, lane, flags };

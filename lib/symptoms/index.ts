@@ -7,7 +7,7 @@ export { RULES, RULE_BY_ID } from "./rules";
 export { ALPHA, BETA, FUSION, THETA, TIER_CONFIDENCE, clip01, eta, scoreNode } from "./scores";
 export { detectSymptoms, finalizeDetection, scanRules, SymptomInputError } from "./detect";
 export type { RuleScan, TriggeredNode } from "./detect";
-export { buildJudgeRequest, detectWithJudge, parseJudgeReply, JudgeReplyError, REDACTED_KEYS, MAX_FIELD_CHARS } from "./judge";
+export { buildJudgeRequest, detectWithJudge, parseSymptomJudgeReply, JudgeReplyError, REDACTED_KEYS, MAX_FIELD_CHARS } from "./judge";
 export type { JudgeRequest, SymptomJudge } from "./judge";
 export { CATEGORY_MEANING, CONTROL_GUIDANCE, JUDGE_SYSTEM_PROMPT, suspiciousNodeGuidance } from "./prompts";
 export { EVAL_SEED, evaluateDetections, rate, topByCf } from "./eval";

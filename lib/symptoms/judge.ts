@@ -79,7 +79,7 @@ export function buildJudgeRequest(bundle: ReplayBundle, t: TriggeredNode, model:
  * Categories outside `triggered` are dropped (L_f ⊆ L_r); confidence is clipped to [0, 1].
  * @throws JudgeReplyError when no such object is found
  */
-export function parseJudgeReply(nodeId: string, reply: string, triggered: readonly Category[]): JudgeVerdict {
+export function parseSymptomJudgeReply(nodeId: string, reply: string, triggered: readonly Category[]): JudgeVerdict {
   const start = reply.indexOf("{");
   const end = reply.lastIndexOf("}");
   if (start < 0 || end < start) throw new JudgeReplyError(nodeId, `no JSON object in ${JSON.stringify(reply.slice(0, 200))}`);
@@ -109,7 +109,7 @@ export async function detectWithJudge(bundle: ReplayBundle, judge: SymptomJudge)
     const request = buildJudgeRequest(bundle, t, judge.model);
     const reply = await judge.complete(request);
     try {
-      verdicts.set(t.node.id, parseJudgeReply(t.node.id, reply, t.triggered));
+      verdicts.set(t.node.id, parseSymptomJudgeReply(t.node.id, reply, t.triggered));
     } catch (e) {
       judge.forget?.(request);
       throw e;

@@ -130,7 +130,7 @@ interface Produced {
  * (passed null, the reason in judgeReason; issue 20 item 4: not a failure, excluded from rates and
  * counted). Judge problems leave `reproduced` null with the reason.
  */
-export async function finishAttempt(ctx: AttemptContext, p: Produced): Promise<AttemptOutcome> {
+export async function concludeAttempt(ctx: AttemptContext, p: Produced): Promise<AttemptOutcome> {
   const base: Partial<AttemptOutcome> = { bundle: p.bundle, final: p.final ?? null, calls: p.calls, auxCalls: p.auxCalls, tokens: p.tokens, guidance: p.guidance, anchorNodeId: p.anchorNodeId, masMs: p.masMs };
   const task = ctx.case.task;
   const forEval = p.bundle.task.prompt === task ? p.bundle : { ...p.bundle, task: { ...p.bundle.task, prompt: task } };
@@ -201,7 +201,7 @@ export async function runTaskLevel(ctx: AttemptContext, taskPrompt: string, guid
   const live = countLive(rec.bundle);
   const sys = liveCallFailure(rec.bundle, live.calls, rec.masExitCode, rec.final);
   if (sys) return errored(sys, { ...auxPart, bundle: rec.bundle, final: rec.final ?? null, calls: live.calls, tokens: addTokens(live.tokens, aux.tokens), masMs: rec.masMs });
-  return finishAttempt(ctx, { bundle: rec.bundle, final: rec.final, calls: live.calls, auxCalls: aux.calls, tokens: addTokens(live.tokens, aux.tokens), guidance, anchorNodeId: null, masMs: rec.masMs });
+  return concludeAttempt(ctx, { bundle: rec.bundle, final: rec.final, calls: live.calls, auxCalls: aux.calls, tokens: addTokens(live.tokens, aux.tokens), guidance, anchorNodeId: null, masMs: rec.masMs });
 }
 
 /**
@@ -257,7 +257,7 @@ export async function runNodeLevel(ctx: AttemptContext, targetNodeId: string, gu
   const live = countLive(result.bundle, result.liveCalls);
   const sys = result.mode === "native" ? liveCallFailure(result.bundle, live.calls, details.masExitCode, details.final) : null;
   if (sys) return errored(sys, { ...part, bundle: result.bundle, final: details.final ?? null, calls: live.calls, tokens: live.tokens, masMs });
-  return finishAttempt(ctx, { bundle: result.bundle, final: details.final, calls: live.calls, auxCalls: 0, tokens: live.tokens, guidance: part.guidance ?? null, anchorNodeId: targetNodeId, masMs });
+  return concludeAttempt(ctx, { bundle: result.bundle, final: details.final, calls: live.calls, auxCalls: 0, tokens: live.tokens, guidance: part.guidance ?? null, anchorNodeId: targetNodeId, masMs });
 }
 
 /**

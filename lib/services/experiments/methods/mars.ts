@@ -31,7 +31,7 @@ import { finalAnswer } from "../../../replay";
 import { createSearch, runRepairSearch, type SearchState } from "../../../repair-search";
 import { createReplaySearchEnvironment, parseStateRef, trajectoryView, type ReplaySearchEnvironment, type SearchJudgeConfig } from "../../repair-search/environment";
 import { addTokens, countLive, ZERO_TOKENS } from "../llm";
-import { cancelled, canRestart, errored, finishAttempt, guard, oneLine, skipped } from "./common";
+import { cancelled, canRestart, errored, concludeAttempt, guard, oneLine, skipped } from "./common";
 import type { AttemptContext, AttemptOutcome, ExperimentCaseInput, ExperimentMethod, ExperimentSettings, TokenCounts } from "./types";
 
 /** What a tree node's bundle adds: its id and the live records its rollout ran (0 for a rollback cut and the root). */
@@ -204,7 +204,7 @@ export async function runMarsAttempt(ctx: AttemptContext, o: { dir?: string; kee
       },
     };
     const fin = bref.cut === null ? (finalAnswer(built)?.text ?? null) : null;
-    const out = await finishAttempt(ctx, { bundle, final: fin, calls, auxCalls, tokens, guidance: guidance || null, anchorNodeId, masMs });
+    const out = await concludeAttempt(ctx, { bundle, final: fin, calls, auxCalls, tokens, guidance: guidance || null, anchorNodeId, masMs });
     const note = `mars: ${st.iteration} iterations (${st.stopped}), ${st.order.length} nodes, best ${best.id} score ${(best.verdict?.score ?? 0).toFixed(2)}; calls MAS ${calls} (LLM ${st.usage.mas.calls}), selector ${st.usage.selector.calls}, judge ${st.usage.judge.calls}`;
     return { outcome: { ...out, auxTokens, artifact, judgeReason: [note, out.judgeReason].filter(Boolean).join("\n") }, state: st, dir, env: e };
   } catch (err) {

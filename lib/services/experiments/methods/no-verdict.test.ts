@@ -9,7 +9,7 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { ReplayBundle } from "../../../bundle";
 import type { AttemptContext, ExperimentSettings } from "../../../jobs/experiment-types";
-import { finishAttempt } from "./common";
+import { concludeAttempt } from "./common";
 
 const settings = (evaluator: string | null): ExperimentSettings => ({ upstream: "http://127.0.0.1:9/v1", toolUpstream: null, model: null, evaluator, reproductionJudge: null, command: null, seed: 1, attempts: 1, budget: { maxCalls: null, maxTokens: null }, timeoutMs: 20_000 });
 const bundle = { id: "b1", task: { prompt: "the task" }, graph: { nodes: [], edges: [] } } as unknown as ReplayBundle;
@@ -17,9 +17,9 @@ const ctx = (evaluator: string | null): AttemptContext =>
   ({ case: { task: "the task", bundle, reference: null }, method: "rerun", attempt: 1, settings: settings(evaluator), seed: 1, previous: [], signal: new AbortController().signal }) as unknown as AttemptContext;
 const produced = { bundle, final: "x", calls: 3, auxCalls: 0, tokens: { prompt: 1, completion: 1, total: 2 }, guidance: null, anchorNodeId: null, masMs: 1 };
 
-describe("finishAttempt: no verdict is not a failure", () => {
+describe("concludeAttempt: no verdict is not a failure", () => {
   test("no evaluator configured → no_verdict, passed null, the reason in judgeReason", async () => {
-    const o = await finishAttempt(ctx(null), produced);
+    const o = await concludeAttempt(ctx(null), produced);
     expect(o).toMatchObject({ status: "no_verdict", passed: null, error: null, calls: 3 });
     expect(o.judgeReason).toContain("no verdict: no evaluator configured");
   });
@@ -31,10 +31,10 @@ describe("finishAttempt: no verdict is not a failure", () => {
       writeFileSync(f, `process.stderr.write("cannot judge this task\\n"); process.exit(${code});\n`);
       return `node ${f}`;
     };
-    const nv = await finishAttempt(ctx(script(2)), produced);
+    const nv = await concludeAttempt(ctx(script(2)), produced);
     expect(nv).toMatchObject({ status: "no_verdict", passed: null });
     expect(nv.judgeReason).toMatch(/no verdict: the evaluator could not judge/);
-    const failed = await finishAttempt(ctx(script(1)), produced);
+    const failed = await concludeAttempt(ctx(script(1)), produced);
     expect(failed).toMatchObject({ status: "failed", passed: false });
   }, 30_000);
 });
