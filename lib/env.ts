@@ -7,7 +7,7 @@ const envSchema = z.object({
     .string()
     .regex(/^(file:|postgres(ql)?:\/\/)/, "DATABASE_URL must start with file: or postgresql://")
     .optional(),
-  /** Where ../shared (samples, fixtures) lives; defaults to ../shared beside the repo. */
+  /** Where the shared folder (samples, fixtures) lives; defaults to a folder named "shared" beside the repo. */
   SYMTRACE_SHARED_DIR: z.string().optional(),
   /** "Replay from here": the live OpenAI-compatible endpoint (base URL ending in /v1). */
   SYMTRACE_REPLAY_UPSTREAM: z.string().url("SYMTRACE_REPLAY_UPSTREAM must be a URL ending in /v1").optional(),

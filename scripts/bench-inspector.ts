@@ -29,7 +29,7 @@
  * before the first graph paint (to tell where the time goes).
  *
  * Options (env): BENCH_RUNS=<n> (default 3), CHROMIUM_PATH (default /usr/bin/chromium),
- * SYMTRACE_SHARED_DIR (default ../shared), BENCH_KEEP=1 keep the temp dir (db, server log),
+ * SYMTRACE_SHARED_DIR (default: the shared folder beside the repo), BENCH_KEEP=1 keep the temp dir (db, server log),
  * BENCH_REBUILD=1 force the build, BENCH_DIST=<dir> the build folder (default .next-bench), BENCH_TRACE=1 write a Chrome trace of run 1 of each case into the
  * temp dir (implies BENCH_KEEP), BENCH_PORT=<n> use this port instead of a free one.
  */

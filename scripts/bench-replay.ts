@@ -6,7 +6,7 @@
  *     memory through `ReplaySession.begin` with no target (verify everything): per event the
  *     request is normalized, canonicalized (RFC 8785), hashed, matched against records[j], and the
  *     materialized llm_call / agent_action node hashes are checked. Goal ≥ 20,000 events/s
- *     (../shared/docs/measurements.md: canonicalize + sha256 of 5.4 KB alone is 26,500–42,300/s).
+ *     (the measurements notes: canonicalize + sha256 of 5.4 KB alone is 26,500–42,300/s).
  * (b) proxy overhead: the same non-streaming request sent M times directly to a local
  *     OpenAI-compatible endpoint (lib/testing/scripted-openai.ts) and M times through the record
  *     proxy (proxy/) in front of it; reports the mean ms per call and the ratio.

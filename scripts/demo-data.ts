@@ -5,7 +5,7 @@ import type { ReplayBundle } from "../lib/bundle";
 import type { Db } from "../lib/db/client";
 
 /**
- * The demo's own data in the repo (not ../shared): demo/reference-orchestrator.bundle.json, one
+ * The demo's own data in the repo (not the shared folder): demo/reference-orchestrator.bundle.json, one
  * run of the reference MAS (mas/orchestrator.ts, Hilltop Gardens task) recorded with
  * `symtrace record --runner orchestrator` against the scripted stand-in and the tool server
  * (how to re-record: demo/README.md). demo/ is data, never imported by the app's code, so the

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm run demo`: the main job on the embedded default. Applies migrations to the SQLite file
-# (data/symtrace.db, or DATABASE_URL), imports the ../shared samples and the recorded reference
+# (data/symtrace.db, or DATABASE_URL), imports the shared samples and the recorded reference
 # case of demo/ (idempotent), builds the app when its sources changed (scripts/build-stamp.sh: a
 # bundle written into the repo folder does not count), and serves it on
 # http://localhost:${PORT:-3000} with "Replay from here" working out of the box: the scripted

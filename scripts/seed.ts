@@ -1,6 +1,6 @@
 /**
  * `npm run db:seed`: import the bundled sample data from the shared folder
- * (SYMTRACE_SHARED_DIR, default ../shared): the paper's four gold replay bundles and the public
+ * (SYMTRACE_SHARED_DIR, default: the shared folder beside the repo): the paper's four gold replay bundles and the public
  * dataset samples (Who&When, MAST/MAD, Langfuse OTel traces), plus the demo's recorded
  * reference-MAS case from demo/ in the repo (replayable natively with the built-in runner
  * `orchestrator` against the scripted stand-in), and the demo's finished repair experiment

@@ -1,5 +1,5 @@
 /**
- * The annotation protocol of SymFail (../shared/spec/annotation-protocol.md; seeds/000 §4.3 and
+ * The annotation protocol of SymFail (the annotation protocol spec; seeds/000 §4.3 and
  * Appendix B): roles, the C1–C4 categories with their operational meaning and repair signal,
  * confidence levels, and the strict tuple.
  */

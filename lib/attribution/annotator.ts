@@ -1,6 +1,6 @@
 /**
  * The LLM annotator (issue 24 item 3): one call over the whole log (All-at-Once, Zhang et al.
- * 2025 §4) asking for an annotation of the SymTrace protocol (../shared/spec/annotation-protocol.md:
+ * 2025 §4) asking for an annotation of the SymTrace protocol (the annotation protocol spec:
  * category set C1–C4, primary, the earliest actionable node, confidence, rationale, evidence
  * quotes). Pure: prompt, reply parsing, and the quote check (lib/annotation quoteOccursIn) that
  * drops any quote not found in the node it names. The ground truth is never sent (an annotator

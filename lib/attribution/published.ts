@@ -1,7 +1,7 @@
 /**
  * The published figures the study is anchored to: Zhang et al., ICML 2025 ("Which Agent Causes
  * Task Failures and When?", arXiv 2505.00212), Table 1, GPT-4o, with ground truth — as copied in
- * ../shared/datasets/who_and_when_full/SOURCE.md. Percentages (agent-level / step-level accuracy).
+ * the who_and_when_full dataset notes (SOURCE.md). Percentages (agent-level / step-level accuracy).
  * The paper reports no "Last" baseline and no figure for the SymTrace detector.
  */
 import type { AttributorName, Subset } from "./types";

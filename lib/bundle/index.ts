@@ -1,4 +1,4 @@
-/** Public surface of lib/bundle: the replay bundle v1 format (../shared/spec/bundle-v1.md). */
+/** Public surface of lib/bundle: the replay bundle v1 format (the bundle v1 spec). */
 export * from "./schema";
 export { canonicalJson, canonicalJsonOfParsed, hashContent, hashJson, hashRequest, sha256Tagged } from "./hash";
 export { validateBundle, formatJsonPath, findCycle } from "./validate";

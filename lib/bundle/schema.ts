@@ -1,5 +1,5 @@
 /**
- * Zod schema of the replay bundle `symtrace.bundle/v1` (../shared/spec/bundle-v1.md;
+ * Zod schema of the replay bundle `symtrace.bundle/v1` (the bundle v1 spec;
  * seeds/000 §3.1 and Appendix A: S = ⟨T, s0, c, G, O, R⟩).
  *
  * Every object schema is *loose*: unknown keys are kept on parse so that a bundle

@@ -1,6 +1,6 @@
 /**
  * Synthetic replay bundles shaped like real multi-agent-system traces, for benchmarks and tests
- * (the 4,002-node trace of ../shared/docs/measurements.md). Pure and deterministic: all text comes
+ * (the 4,002-node trace of the measurements notes). Pure and deterministic: all text comes
  * from a seeded PRNG (no Math.random, no clock), so the same options give the same bundle and the
  * same canonical hash.
  *

@@ -1,5 +1,5 @@
 /**
- * validateBundle against every rule of ../shared/spec/bundle-v1.md §Validation, on the gold
+ * validateBundle against every rule of the bundle v1 spec §Validation, on the gold
  * bundles and on mutated copies of them; plus the malformed fixtures in ./fixtures.
  */
 import { readFileSync } from "node:fs";

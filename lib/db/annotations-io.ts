@@ -1,6 +1,6 @@
 /**
  * Import and export of `symtrace.annotations/v1` files (annotation-protocol.md; the format of
- * ../shared/fixtures/bundles/gold-annotations.json and fixtures/agreement/*.annotations.json):
+ * the shared fixtures bundles/gold-annotations.json and fixtures/agreement/*.annotations.json):
  *
  * ```
  * { "format": "symtrace.annotations/v1", "about"?: string, "adjudicator"?: string,

@@ -571,13 +571,6 @@ export async function getRun(db: Db, runId: string): Promise<ReplayRunView | nul
   return r ? toView(r) : null;
 }
 
-/** Runs of several ids, in the order given (unknown ids are left out). */
-export async function getRuns(db: Db, runIds: string[]): Promise<ReplayRunView[]> {
-  const rows = await db.replayRun.findMany({ where: { id: { in: runIds } }, include: viewInclude });
-  const byId = new Map(rows.map((r) => [r.id, r]));
-  return runIds.flatMap((id) => (byId.has(id) ? [toView(byId.get(id) as RunRowWithRefs)] : []));
-}
-
 /**
  * The replay lineage of a case: its runs (depth 0) and, recursively, the runs of the cases
  * replayed from it (depth 1, 2, …), found both through ReplayRun.resultCaseId and through

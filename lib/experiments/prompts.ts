@@ -119,7 +119,7 @@ export function criticUserMessage(task: string, previousFinal: string | null): s
 
 /**
  * Repair signal of each category: the annotation protocol's operational form of seeds/000 Table 1
- * (../shared/spec/annotation-protocol.md Categories table, lib/annotation CATEGORY_INFO — the text
+ * (the annotation protocol spec Categories table, lib/annotation CATEGORY_INFO — the text
  * "replay from here" prefills from an annotation), so Annotated-Node injects what annotators see.
  */
 export const REPAIR_SIGNALS: Readonly<Record<Category, string>> = {

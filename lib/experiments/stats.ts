@@ -1,6 +1,6 @@
 /**
  * Statistical building blocks of repair experiments (seeds/000 §5.1 eq. 2–3, Appendix C.3–C.5,
- * D.2, E; ../shared/spec/statistics.md §Replay and repair metrics). Pure and deterministic.
+ * D.2, E; the statistics spec §Replay and repair metrics). Pure and deterministic.
  */
 import { indexDraw, quantileSorted, wilsonInterval } from "../stats";
 import type { RateCI } from "./types";

@@ -1,6 +1,6 @@
 /**
  * Shapes shared by lib/experiments (statistics of controlled repair experiments, issue 13;
- * seeds/000 §5.1, Appendix C–E; ../shared/spec/statistics.md §Replay and repair metrics).
+ * seeds/000 §5.1, Appendix C–E; the statistics spec §Replay and repair metrics).
  *
  * Rates are fractions in [0, 1]; paired differences are in percentage points (Δ = 100 (p̂_a − p̂_b)).
  * A value that cannot be computed (no cases, no judged attempts) is `null`, never NaN.

@@ -1,6 +1,6 @@
 /**
  * Importer for our own format: a replay bundle file (`symtrace.bundle/v1`), validated with every
- * rule of ../shared/spec/bundle-v1.md. `source` and `referenceLabels` keys inside the bundle,
+ * rule of the bundle v1 spec. `source` and `referenceLabels` keys inside the bundle,
  * when present (bundles exported by us), are kept.
  */
 import { validateBundle, type ReplayBundle } from "../bundle";

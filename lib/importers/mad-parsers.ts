@@ -2,7 +2,7 @@
  * Per-MAS trace splitters for the MAST/MAD importer (./mad.ts).
  *
  * A MAD record holds its whole execution log as ONE string (`trace`) whose format depends on
- * the multi-agent system (../shared/datasets/mast_mad/SOURCE.md, "Record format" and "Mapping to
+ * the multi-agent system (the mast_mad dataset notes (SOURCE.md), "Record format" and "Mapping to
  * an event-dependency graph"). Each splitter turns that string into an ordered list of node
  * drafts (type, agent, label, content) plus the task facts the trace shows (prompt, task id,
  * evaluator-only reference, pass/fail).

@@ -1,7 +1,7 @@
 /**
  * Importer of MAST / MAD human-labelled traces (Cemri et al., "Why Do Multi-Agent LLM Systems
  * Fail?", HF dataset `mcemri/MAD`, file `MAD_human_labelled_dataset.json`; see
- * ../shared/datasets/mast_mad/SOURCE.md).
+ * the mast_mad dataset notes (SOURCE.md)).
  *
  * A MAD file is a JSON array of records
  * `{round, mas_name, benchmark_name, trace_id, trace: "<one raw string>", annotations: [{"failure mode", annotator_1, annotator_2, annotator_3}]}`.

@@ -1,7 +1,7 @@
 /**
  * Langfuse trace export (`{trace, observations}`) -> the shared span list of otel-spans.ts.
  *
- * Source: ../shared/datasets/langfuse_framework_traces/SOURCE.md §Format and §"Things to handle":
+ * Source: the langfuse_framework_traces dataset notes (SOURCE.md) §Format and §"Things to handle":
  * every observation appears twice (slim copy in `trace.observations`, full copy in top-level
  * `observations`); `metadata` is a JSON string holding the OTel `attributes` (values JSON strings
  * again), `resourceAttributes` and `scope`; `input`/`output` are JSON strings (sometimes twice).

@@ -1,13 +1,13 @@
 /**
  * Shared core of the OpenTelemetry importers (Langfuse trace exports and OTLP/JSON): one internal
- * span list, mapped onto a replay bundle v1 (../shared/spec/bundle-v1.md) exactly once.
+ * span list, mapped onto a replay bundle v1 (the bundle v1 spec) exactly once.
  *
  * Data flow: an adapter (otel-langfuse.ts, otel-otlp.ts) turns its input shape into an
  * {@link OtelTrace} (spans with flat attributes whose JSON-string values are already parsed);
  * {@link traceToCase} checks the tree and the times, orders the spans, and builds nodes, edges,
  * boundary records, task/config/outcome, source and reference labels.
  *
- * Source: ../shared/datasets/langfuse_framework_traces/SOURCE.md §"Mapping to an
+ * Source: the langfuse_framework_traces dataset notes (SOURCE.md) §"Mapping to an
  * event-dependency graph" and §"Things to handle"; OpenInference and OTel GenAI semantic
  * conventions for the attribute names. See otel.md for the mapping in plain words.
  */

@@ -1,11 +1,11 @@
 /**
  * OpenTelemetry importer: agent-run traces with OpenInference or OTel GenAI semantic-convention
  * attributes, either as a Langfuse trace export (`{trace, observations}`) or as standard OTLP/JSON
- * (`{resourceSpans: [...]}`), mapped onto replay bundle v1 (../shared/spec/bundle-v1.md).
+ * (`{resourceSpans: [...]}`), mapped onto replay bundle v1 (the bundle v1 spec).
  *
  * Both shapes are read into one span list (otel-langfuse.ts, otel-otlp.ts) and mapped to nodes,
- * edges and records once (otel-spans.ts). Source: ../shared/datasets/langfuse_framework_traces/
- * SOURCE.md; the mapping is described in otel.md.
+ * edges and records once (otel-spans.ts). Source: the langfuse_framework_traces dataset notes
+ * (SOURCE.md); the mapping is described in otel.md.
  */
 import { parseImportText } from "./parse";
 import type { ImportedCase, ImportFailure, ImportFileResult } from "./types";

@@ -1,6 +1,6 @@
 /**
  * Shared types of the importers (lib/importers): each maps one real public trace format onto
- * replay bundle v1 (../shared/spec/bundle-v1.md) and validates the result with lib/bundle.
+ * replay bundle v1 (the bundle v1 spec) and validates the result with lib/bundle.
  *
  * Dataset metadata and the dataset's own human labels travel inside the bundle as two extra
  * top-level keys (unknown keys survive a round trip, spec §format):

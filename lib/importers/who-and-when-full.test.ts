@@ -1,6 +1,6 @@
 /**
  * Import fidelity on the whole Who&When benchmark (issue 24 item 4): all 184 files of
- * ../shared/datasets/who_and_when_full import; step indices are 0-based into `history`; agent
+ * the who_and_when_full dataset import; step indices are 0-based into `history`; agent
  * identity is `role` (Hand-Crafted) / `name` (Algorithm-Generated); the agent at mistake_step
  * disagrees with mistake_agent in exactly 5 files (2 Hand-Crafted, 3 Algorithm-Generated,
  * SOURCE.md), which import with a warning note, never a failure.

@@ -9,7 +9,7 @@
  *  - Algorithm-Generated: CaptainAgent / AG2 group chats; messages `{content, role, name}` where
  *    role is only "user"/"assistant" and `name` is the agent.
  *
- * Mapping (../shared/datasets/who_and_when/SOURCE.md, "Mapping to an event-dependency graph"):
+ * Mapping (the who_and_when dataset notes (SOURCE.md), "Mapping to an event-dependency graph"):
  * every `history[i]` becomes exactly one node `msg_<i>` (zero-padded), in source order.
  * See who-and-when.md beside this file for the full rules.
  */
@@ -160,7 +160,7 @@ function inferBenchmark(questionId: string | null): string | null {
  *   (`$`, `$.history[3].content`, ...) or, for a syntax error, line and column in the message.
  *   Never throws.
  *
- * Source: ../shared/datasets/who_and_when/SOURCE.md (§Record format, §Things to handle, §Mapping).
+ * Source: the who_and_when dataset notes (SOURCE.md) (§Record format, §Things to handle, §Mapping).
  */
 export function importWhoWhen(text: string, opts: ImportWhoWhenOptions): ImportFileResult {
   const where = opts.fileName;

@@ -1,6 +1,6 @@
 /**
  * Which nodes lie in (or near) the viewport: React Flow is handed only these, so a 4,000-node
- * trace renders like a 100-node one (see ../shared/docs/measurements.md: handing all 4,000
+ * trace renders like a 100-node one (see the measurements notes: handing all 4,000
  * nodes to React Flow costs ~2 s before anything shows).
  */
 import type { GraphEdgeLite, LayoutResult, Point } from "./types";

@@ -1,6 +1,6 @@
 /**
  * Licence and origin of each source dataset a release draws cases from (Case.sourceDataset, set by
- * the importers in lib/importers). Facts from ../shared/datasets/<folder>/SOURCE.md, LICENSE and
+ * the importers in lib/importers). Facts from each dataset's SOURCE.md, LICENSE and
  * the MAD dataset card; the verbatim MIT texts are in ./license-texts.ts.
  */
 import { LANGFUSE_LICENSE, WHO_AND_WHEN_LICENSE } from "./license-texts";
@@ -23,7 +23,7 @@ export interface DatasetLicence {
   note: string | null;
 }
 
-/** The Langfuse framework traces shipped in ../shared (the only Langfuse files whose licence is known). */
+/** The Langfuse framework traces shipped in the shared folder (the only Langfuse files whose licence is known). */
 export const LANGFUSE_SAMPLE_FILES = ["microsoft-agent-2025-12-17.trace.json", "openai-agents-2025-09-30.trace.json", "pydantic-ai-tools-2025-06-06.trace.json"] as const;
 
 /** Verbatim licence texts by release-relative path (written into the release when a dataset needs one). */

@@ -1,8 +1,8 @@
 /**
  * Verbatim licence texts that must travel with data from the shared dataset samples (MIT: "The
  * above copyright notice and this permission notice shall be included in all copies"). Copied
- * byte for byte from ../shared/datasets/who_and_when/LICENSE and
- * ../shared/datasets/langfuse_framework_traces/LICENSE; embedded so the app (bundled by Next.js)
+ * byte for byte from the who_and_when dataset LICENSE and
+ * the langfuse_framework_traces dataset LICENSE; embedded so the app (bundled by Next.js)
  * needs no file at run time.
  */
 

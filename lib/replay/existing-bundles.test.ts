@@ -1,6 +1,6 @@
 /**
  * Issue 21: existing bundles still replay unchanged after the protocol work — the gold bundles
- * (../shared/fixtures/bundles), the demo reference bundle and every bundle of the demo experiment
+ * (the shared fixtures bundles), the demo reference bundle and every bundle of the demo experiment
  * (300 calibrated-world runs, demo/experiment/bundles.json.gz). Each record's stored request is
  * sent again in record order (the stored request is already normalized; normalization is
  * idempotent; a former target's guidance message taken off), as the MAS would on replay: every record must be served (request hash matched,

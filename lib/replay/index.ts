@@ -1,6 +1,6 @@
 /**
  * Public surface of lib/replay: snapshot mode and fail-closed selective replay (seeds/000 §3,
- * Appendix A, Algorithms 1–2; ../shared/spec/bundle-v1.md §Replay). Pure: no HTTP, no clock.
+ * Appendix A, Algorithms 1–2; the bundle v1 spec §Replay). Pure: no HTTP, no clock.
  */
 export { RecordSession, ReplaySession } from "./session";
 export type {

@@ -1,5 +1,5 @@
 /**
- * Request normalization (../shared/spec/bundle-v1.md §Hashing; seeds/000 Appendix A.2): the
+ * Request normalization (the bundle v1 spec §Hashing; seeds/000 Appendix A.2): the
  * recorder stores every boundary request already normalized and the replayer applies the same
  * normalization before hashing, so fields that legitimately change between runs of the same
  * logical request never cause a divergence. The normalization is named in

@@ -1,6 +1,6 @@
 /**
  * The observed partial order (issue 21 item 4) and that existing bundles replay unchanged: the
- * gold bundles (../shared/fixtures/bundles), which have no `meta.observed`, verify record by record
+ * gold bundles (the shared fixtures bundles), which have no `meta.observed`, verify record by record
  * in recorded order exactly as before, and a skipped record is still reported at the same seq.
  */
 import { readFileSync, readdirSync } from "node:fs";

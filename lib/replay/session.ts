@@ -1,6 +1,6 @@
 /**
  * Boundary sessions: snapshot mode (`RecordSession`, seeds/000 Algorithm 1) and fail-closed
- * selective replay (`ReplaySession`, Algorithm 2; ../shared/spec/bundle-v1.md §Replay).
+ * selective replay (`ReplaySession`, Algorithm 2; the bundle v1 spec §Replay).
  *
  * Both receive boundary requests in the order the MAS makes them (`begin`) and answer with a
  * `Step`: serve a recorded response, forward live (then `complete`), or stop. Both build the

@@ -2,7 +2,7 @@
  * Loads evaluation cases for lib/symptoms' detector evaluation (`symtrace detect --eval`): from the
  * database (final annotations, then dataset reference labels) or from files (replay bundles and any
  * importable file; `symtrace.annotations/v1` files among them give final annotations, e.g.
- * ../shared/fixtures/bundles/gold-annotations.json). Runs rules-only detection on each and returns
+ * the shared fixtures bundles/gold-annotations.json). Runs rules-only detection on each and returns
  * the lib/symptoms evaluation report.
  *
  * Reference of a case, first that applies:

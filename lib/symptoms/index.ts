@@ -1,6 +1,6 @@
 /**
  * Public surface of lib/symptoms: suspicious-node detection (seeds/000 §5.4, Appendix F;
- * ../shared/spec/symptoms.md). Pure: no React, Next.js, Prisma or lib/db. See README.md.
+ * the symptoms spec). Pure: no React, Next.js, Prisma or lib/db. See README.md.
  */
 export * from "./types";
 export { RULES, RULE_BY_ID } from "./rules";

@@ -1,6 +1,6 @@
 /**
  * Prompt texts of lib/symptoms: the semantic judge (Algorithm 3, line 14) and the intervention
- * templates of seeds/000 Appendix F.3 (../shared/spec/symptoms.md §3). README.md documents them.
+ * templates of seeds/000 Appendix F.3 (the symptoms spec §3). README.md documents them.
  */
 import type { Category } from "./types";
 

@@ -1,5 +1,5 @@
 /**
- * The rule catalogue: Table 10 of seeds/000 (../shared/spec/symptoms.md §1) as deterministic
+ * The rule catalogue: Table 10 of seeds/000 (the symptoms spec §1) as deterministic
  * rules with stable ids. Each rule is one object: what it is (id, category, tier, the Table 10
  * clause, the check in words), which node types it reads, and its predicate, which returns the
  * evidence (JSON paths and exact quotes) when it fires. The scan (scan.ts) is a loop over them.

@@ -1,6 +1,6 @@
 /**
  * Repairability-aware anchor ranking, eq. 21–34 of seeds/000 Appendix F.2 with the exact
- * coefficients of eq. 36–38 (../shared/spec/symptoms.md §2). Pure arithmetic, no I/O.
+ * coefficients of eq. 36–38 (the symptoms spec §2). Pure arithmetic, no I/O.
  */
 import type { NodeType } from "../bundle";
 import type { Category, NodeFeatures, NodeScores, RuleTier } from "./types";

@@ -1,6 +1,6 @@
 /**
  * Types of lib/symptoms: suspicious-node detection (seeds/000 §5.4, Appendix F;
- * ../shared/spec/symptoms.md). All scores are unitless numbers in [0, 1].
+ * the symptoms spec). All scores are unitless numbers in [0, 1].
  */
 import type { NodeType } from "../bundle";
 

@@ -1,6 +1,6 @@
 /**
  * Demo-like data for release tests (issue 14): the four gold bundles and two Who&When records of
- * ../shared, the demo accounts (scripts/seed.ts emails and names), blind initial annotations by
+ * the shared folder (SYMTRACE_SHARED_DIR), the demo accounts (scripts/seed.ts emails and names), blind initial annotations by
  * three annotators through the real workflow (lib/db saveDraft/submitInitial) and finals by the
  * adjudicator (finalizeCase, with the gold finals of fixtures/bundles/gold-annotations.json).
  *

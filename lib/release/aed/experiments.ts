@@ -34,11 +34,6 @@ export const MATCHED_PAIRS: readonly MatchedPair[] = [
   { treatment: "annotated-node", protocol: "guidance", control: ["node-resample"] },
 ];
 
-/** Treatment method → protocol (derived from {@link MATCHED_PAIRS}). */
-export const TREATMENT_METHODS: Readonly<Record<string, string>> = Object.fromEntries(MATCHED_PAIRS.map((p) => [p.treatment, p.protocol]));
-/** Every control method (derived from {@link MATCHED_PAIRS}). */
-export const CONTROL_METHODS: readonly string[] = [...new Set(MATCHED_PAIRS.flatMap((p) => p.control))];
-
 /** One experiment attempt as stored (lib/db ExperimentAttempt; lib/experiments AttemptRecord has the same fields). */
 export interface ExperimentAttemptInput {
   /** The attempt row's id (else `<method>#<attempt>`). */

@@ -9,7 +9,7 @@
  * A command or environment taken from bundle content (`config.runner.command` / `.env`) is NEVER
  * run here (issue 10 item 1): the bundle only names its runner.
  *
- *   native      (seeds/000 §3, Algorithm 2; ../shared/spec/bundle-v1.md §Replay) the MAS command is
+ *   native      (seeds/000 §3, Algorithm 2; the bundle v1 spec §Replay) the MAS command is
  *               restarted behind the OpenAI-compatible proxy + tool gateway (startBoundaryProxy) with a
  *               fail-closed ReplaySession: the recorded prefix is served and verified record by record,
  *               the target boundary (resolveTarget) goes live with q ⊕ Δ (appendGuidance), the rest

@@ -1,5 +1,5 @@
 /**
- * Native selective replay (seeds/000 §3, Algorithm 2; ../shared/spec/bundle-v1.md §Replay): the MAS
+ * Native selective replay (seeds/000 §3, Algorithm 2; the bundle v1 spec §Replay): the MAS
  * command is restarted behind the OpenAI-compatible proxy + tool gateway (startBoundaryProxy) with
  * a fail-closed ReplaySession: the recorded prefix is served and verified record by record, the
  * target boundary (resolveTarget) goes live with q ⊕ Δ (appendGuidance), the rest of the run is

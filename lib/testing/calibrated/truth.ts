@@ -14,7 +14,7 @@
  */
 import { CATEGORY_INFO } from "../../annotation/protocol";
 import { REPAIR_SIGNALS, RERUN_INSTRUCTION, TABLE1_REPAIR_SIGNALS } from "../../experiments/prompts";
-import { CATEGORY_MEANING, CONTROL_GUIDANCE } from "../../symptoms/prompts";
+import { CATEGORY_MEANING } from "../../symptoms/prompts";
 import type { CalibratedCategory } from "./catalogue.mjs";
 
 /** What the model saw at a decision: the injected guidance Δ, else the task's extra text, else nothing. */
@@ -128,11 +128,6 @@ export function classifyTaskExtra(extra: string, sku: string, category?: Calibra
   if (!t) return "none";
   if (t.includes(DIAGNOSIS_MARKER) && t.includes(sku)) return "task-specific";
   return category && namedCauses(t).has(category) && !pointsElsewhere(t) ? "task-specific" : "task-generic";
-}
-
-/** True when `text` is exactly the generic control prompt of F.3 (lib/symptoms CONTROL_GUIDANCE). */
-export function isControlGuidance(text: string): boolean {
-  return text.trim() === CONTROL_GUIDANCE;
 }
 
 /** Per-attempt pass probabilities of the experiment methods under `truth` (README "Truth table"). */

@@ -1,5 +1,5 @@
 /**
- * Suspicious-Node Intervention (seeds/000 §5.4, Appendix F; ../shared/spec/symptoms.md §2–3): one
+ * Suspicious-Node Intervention (seeds/000 §5.4, Appendix F; the symptoms spec §2–3): one
  * selective replay at the symptom detector's anchor (lib/symptoms, rules only, Algorithm 4) with
  * the F.3 evidence prompt `suspiciousNodeGuidance(anchor node, confirmed categories, evidence)`.
  * No judge rationale, reference answer or evaluator output is included.
