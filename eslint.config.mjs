@@ -25,6 +25,21 @@ const config = [
         {
           patterns: [
             { group: ["react", "react-dom", "next", "next/*", "@prisma/*", "**/generated/**", "**/lib/db", "**/lib/db/**", "../db", "../db/*", "@/lib/db*", "@/components/*", "**/components/**"], message: "pure modules import no React, Next.js, Prisma, lib/db or components" },
+            { group: ["**/lib/services", "**/lib/services/**", "../services", "../services/*", "../../services/*", "@/lib/services*", "**/lib/jobs", "**/lib/jobs/**", "../jobs", "../jobs/*", "../../jobs/*", "@/lib/jobs*", "**/lib/auth", "**/lib/session", "../auth", "../session", "@/lib/auth", "@/lib/session", "@/app/*", "**/app/**"], message: "pure modules are below the server layers: no lib/services, lib/jobs, auth/session or app" },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // lib/db is below the services and the views: it maps rows to lib/bundle types and nothing above it.
+    files: ["lib/db/**"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            { group: ["**/lib/services", "**/lib/services/**", "../services", "../services/*", "@/lib/services*", "@/components/*", "**/components/**", "react", "react-dom", "next", "next/*", "@/app/*", "**/app/**"], message: "lib/db imports no services, components, React, Next.js or routes" },
           ],
         },
       ],
@@ -55,7 +70,7 @@ const config = [
         {
           patterns: [
             { group: ["@/lib/db", "@/lib/db/*", "**/lib/db", "**/lib/db/*", "@prisma/*"], message: "components receive props or call server actions; only server files import lib/db" },
-            { group: ["@/lib/services/*", "**/lib/services/*"], allowTypeImports: true, message: "components call pure cores or receive props; services are server code" },
+            { group: ["@/lib/services/*", "**/lib/services/*", "@/lib/jobs", "@/lib/jobs/*", "**/lib/jobs", "**/lib/jobs/*"], allowTypeImports: true, message: "components call pure cores or receive props; services and jobs are server code" },
           ],
         },
       ],
