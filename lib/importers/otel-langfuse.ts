@@ -6,20 +6,9 @@
  * `observations`); `metadata` is a JSON string holding the OTel `attributes` (values JSON strings
  * again), `resourceAttributes` and `scope`; `input`/`output` are JSON strings (sometimes twice).
  */
-import {
-  arr,
-  categoryFromAttributes,
-  isRec,
-  parseAttributeValues,
-  parseJsonValue,
-  str,
-  unwrapJson,
-  type HumanLabelDraft,
-  type OtelSpan,
-  type OtelTrace,
-  type Rec,
-  type SpanCategory,
-} from "./otel-spans";
+import { categoryFromAttributes } from "./otel-span-readings";
+import type { HumanLabelDraft, OtelSpan, OtelTrace, SpanCategory } from "./otel-types";
+import { arr, isRec, parseAttributeValues, parseJsonValue, str, unwrapJson, type Rec } from "./otel-values";
 
 /**
  * Is this parsed JSON a Langfuse trace export? True for `{trace: {...}, observations: [...]}`

@@ -6,18 +6,9 @@
  * integers as decimal strings, enums as integers, attributes as `[{key, value: AnyValue}]`), and the
  * OpenInference / OTel GenAI semantic conventions for the attribute names.
  */
-import {
-  arr,
-  categoryFromAttributes,
-  isRec,
-  parseAttributeValue,
-  sha256Hex,
-  str,
-  type OtelSpan,
-  type OtelSpanEvent,
-  type OtelTrace,
-  type Rec,
-} from "./otel-spans";
+import { categoryFromAttributes } from "./otel-span-readings";
+import type { OtelSpan, OtelSpanEvent, OtelTrace } from "./otel-types";
+import { arr, isRec, parseAttributeValue, sha256Hex, str, type Rec } from "./otel-values";
 
 /** Is this parsed JSON an OTLP/JSON trace export (`{resourceSpans: [...]}`)? */
 export function isOtlpJson(value: unknown): boolean {

@@ -3,7 +3,8 @@ import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { validateBundle, type ReplayBundle } from "../bundle";
 import { importOtel, isLangfuseTraceExport, isOtlpJson, type OtelBundleSource } from "./otel";
-import { normalizeMessages, unflattenIndexed, unwrapJson } from "./otel-spans";
+import { normalizeMessages } from "./otel-messages";
+import { unflattenIndexed, unwrapJson } from "./otel-values";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const LANGFUSE_DIR = path.join(SHARED, "datasets/langfuse_framework_traces");

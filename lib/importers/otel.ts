@@ -11,11 +11,13 @@ import { parseImportText } from "./parse";
 import type { ImportedCase, ImportFailure, ImportFileResult } from "./types";
 import { isLangfuseTraceExport, langfuseToTrace } from "./otel-langfuse";
 import { isOtlpJson, otlpToTraces } from "./otel-otlp";
-import { isRec, sha256Hex, traceToCase } from "./otel-spans";
+import { traceToCase } from "./otel-spans";
+import { isRec, sha256Hex } from "./otel-values";
 
 export { isLangfuseTraceExport } from "./otel-langfuse";
 export { isOtlpJson } from "./otel-otlp";
-export { OTEL_NORMALIZATION, type OtelBundleSource } from "./otel-spans";
+export { OTEL_NORMALIZATION } from "./otel-spans";
+export type { OtelBundleSource } from "./otel-types";
 
 /**
  * Import a Langfuse trace export or an OTLP/JSON file.

@@ -1,0 +1,173 @@
+/**
+ * What a span says, read from its attributes under the conventions in use (OpenInference, OTel
+ * GenAI, Langfuse): category, messages, tool name and arguments, model, temperature, tools;
+ * times as nanoseconds; the MAS from the instrumentation scope.
+ */
+import { type ChatMessage, normalizeMessages } from "./otel-messages";
+import type { OtelSpan, SpanCategory } from "./otel-types";
+import { type ArgumentsNote, classifyArguments, isRec, type Rec, str } from "./otel-values";
+
+/** Category from OpenInference `openinference.span.kind` or GenAI `gen_ai.operation.name`. */
+export function categoryFromAttributes(attrs: Rec): { category: SpanCategory; kind: string } | null {
+  const oi = str(attrs["openinference.span.kind"]);
+  if (oi) {
+    const k = oi.toUpperCase();
+    const category: SpanCategory = k === "LLM" ? "llm" : k === "TOOL" ? "tool" : k === "AGENT" ? "agent" : "span";
+    return { category, kind: k };
+  }
+  const op = str(attrs["gen_ai.operation.name"]);
+  if (op) {
+    const category: SpanCategory = ["chat", "text_completion", "generate_content"].includes(op)
+      ? "llm"
+      : op === "execute_tool"
+        ? "tool"
+        : ["invoke_agent", "create_agent"].includes(op)
+          ? "agent"
+          : "span";
+    return { category, kind: op };
+  }
+  return null;
+}
+
+export function inputMessagesOf(s: OtelSpan, un: Rec): ChatMessage[] | null {
+  const oi = un["llm.input_messages"];
+  if (Array.isArray(oi)) return normalizeMessages(oi, "user");
+  const ga = s.attributes["gen_ai.input.messages"];
+  if (ga !== undefined && ga !== null) return normalizeMessages(ga, "user");
+  if (s.input !== null && s.input !== undefined) return normalizeMessages(s.input, "user");
+  const ev = s.events.filter((e) => /^gen_ai\.(system|user|assistant|tool)\.message$/.test(e.name));
+  if (ev.length > 0)
+    return normalizeMessages(
+      ev.map((e) => ({ role: e.name.split(".")[1], ...e.attributes })),
+      "user",
+    );
+  return null;
+}
+
+export function outputMessagesOf(s: OtelSpan, un: Rec): ChatMessage[] | null {
+  const oi = un["llm.output_messages"];
+  if (Array.isArray(oi)) return normalizeMessages(oi, "assistant");
+  const ga = s.attributes["gen_ai.output.messages"];
+  if (ga !== undefined && ga !== null) return normalizeMessages(ga, "assistant");
+  if (s.output !== null && s.output !== undefined) return normalizeMessages(s.output, "assistant");
+  const ev = s.events.filter((e) => e.name === "gen_ai.choice");
+  if (ev.length > 0) return normalizeMessages(ev.map((e) => e.attributes), "assistant");
+  return null;
+}
+
+export function toolNameOf(s: OtelSpan): string {
+  return (
+    str(s.attributes["tool.name"]) ??
+    str(s.attributes["gen_ai.tool.name"]) ??
+    s.name.replace(/^execute_tool\s+/, "")
+  );
+}
+
+/** A tool span's arguments: the parsed object, or the raw text verbatim with a note (classifyArguments). */
+export function toolArgumentsOf(s: OtelSpan): { value: unknown; note?: ArgumentsNote } {
+  if (s.rawArguments !== undefined) return classifyArguments(s.rawArguments);
+  if (s.input !== null && s.input !== undefined) return classifyArguments(s.input);
+  return classifyArguments(s.attributes["gen_ai.tool.call.arguments"] ?? s.attributes["tool_call.function.arguments"] ?? null);
+}
+
+export function toolCallIdAttr(s: OtelSpan): string | null {
+  return (
+    str(s.attributes["gen_ai.tool.call.id"]) ??
+    str(s.attributes["tool_call.id"]) ??
+    str(s.attributes["tool.call.id"]) ??
+    null
+  );
+}
+
+function invocationParams(s: OtelSpan): Rec {
+  const p = s.attributes["llm.invocation_parameters"];
+  return isRec(p) ? p : {};
+}
+
+export function requestModelOf(s: OtelSpan): string | null {
+  return (
+    str(s.attributes["gen_ai.request.model"]) ??
+    str(invocationParams(s).model) ??
+    str(s.attributes["llm.model_name"]) ??
+    s.model
+  );
+}
+
+export function temperatureOf(s: OtelSpan): number | undefined {
+  const cands = [
+    invocationParams(s).temperature,
+    s.attributes["gen_ai.request.temperature"],
+    isRec(s.extra.modelParameters) ? s.extra.modelParameters.temperature : undefined,
+  ];
+  for (const c of cands) {
+    const n = typeof c === "number" ? c : typeof c === "string" && c.trim() !== "" ? Number(c) : NaN;
+    if (Number.isFinite(n)) return n;
+  }
+  return undefined;
+}
+
+export function toolsOf(s: OtelSpan, un: Rec): unknown[] | undefined {
+  const oi = un["llm.tools"];
+  if (Array.isArray(oi) && oi.length > 0)
+    return oi.map((t) => (isRec(t) && isRec(t.tool) ? (t.tool.json_schema ?? t.tool) : t));
+  const ga = s.attributes["gen_ai.tool.definitions"];
+  if (Array.isArray(ga) && ga.length > 0) return ga;
+  return undefined;
+}
+
+export const AGENT_NAME_KEYS = ["gen_ai.agent.name", "agent_name", "agent.name"];
+
+// ---------------------------------------------------------------------------------------------
+// Times
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A time as nanoseconds since the epoch: unix-nano digit strings/numbers (OTLP) or ISO-8601
+ * strings (Langfuse; fractional seconds kept to the nanosecond).
+ * @returns null when missing, zero or not a timestamp
+ */
+export function toNanos(v: unknown): bigint | null {
+  if (typeof v === "number" && Number.isFinite(v) && v > 0) return BigInt(Math.round(v));
+  if (typeof v !== "string" || v.trim() === "") return null;
+  const t = v.trim();
+  if (/^\d+$/.test(t)) {
+    const n = BigInt(t);
+    return n > 0n ? n : null;
+  }
+  const ms = Date.parse(t);
+  if (!Number.isFinite(ms)) return null;
+  const frac = /T\d\d:\d\d:\d\d\.(\d{1,9})/.exec(t);
+  const sub = frac ? BigInt(frac[1].padEnd(9, "0")) : BigInt(((ms % 1000) + 1000) % 1000) * 1_000_000n;
+  return BigInt(Math.floor(ms / 1000)) * 1_000_000_000n + sub;
+}
+
+export const nsToMs = (ns: bigint): number => Math.round(Number(ns) / 1000) / 1000;
+
+export const cmpBig = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0);
+
+// ---------------------------------------------------------------------------------------------
+// MAS from instrumentation scope
+// ---------------------------------------------------------------------------------------------
+
+const MAS_BY_SCOPE: Array<[RegExp, string]> = [
+  [/openai[_-]agents/i, "openai-agents"],
+  [/^agent_framework|microsoft[._-]agent/i, "microsoft-agent-framework"],
+  [/pydantic[_-]ai/i, "pydantic-ai"],
+  [/langgraph/i, "langgraph"],
+  [/langchain/i, "langchain"],
+  [/crewai/i, "crewai"],
+  [/autogen|\bag2\b/i, "ag2"],
+  [/smolagents/i, "smolagents"],
+  [/llama[_-]?index/i, "llama-index"],
+];
+const GENERIC_SCOPE = /^(langfuse-sdk|opentelemetry|io\.opentelemetry|logfire)/i;
+
+export function masOf(spansInOrder: OtelSpan[]): { mas: string | null; scope: OtelSpan["scope"] } {
+  for (const s of spansInOrder) {
+    if (!s.scope) continue;
+    const hit = MAS_BY_SCOPE.find(([re]) => re.test(s.scope!.name));
+    if (hit) return { mas: hit[1], scope: s.scope };
+  }
+  const other = spansInOrder.find((s) => s.scope && !GENERIC_SCOPE.test(s.scope.name));
+  return other?.scope ? { mas: other.scope.name, scope: other.scope } : { mas: null, scope: null };
+}
