@@ -37,7 +37,7 @@ export async function seedDemoExperiment(db: Db, dir: string = demoExperimentDir
   const docFile = path.join(dir, "experiment.json.gz");
   if (!existsSync(docFile)) return { status: "missing", bundles: 0 };
   const { importCase } = await import("../lib/db/cases");
-  const { importExperimentDocument } = await import("../lib/db/experiments");
+  const { importExperimentDocument } = await import("../lib/db/experiment-documents");
   const doc = readGz<Parameters<typeof importExperimentDocument>[1]>(docFile);
   if (await db.experiment.findUnique({ where: { id: doc.experiment }, select: { id: true } })) return { status: "skipped", bundles: 0 };
   const bundles = readGz<ReplayBundle[]>(path.join(dir, "bundles.json.gz"));

@@ -25,31 +25,38 @@
  */
 import type { Db } from "./client";
 import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptOutcome, type CaseReference, type ExperimentSettings } from "../jobs/experiment-types";
-import { resolveMarsSettings, type MarsSettings } from "../experiments/mars";
-import { CATEGORIES } from "../annotation/protocol";
+import {
+  ATTEMPT_STATUSES,
+  checkMarsSettings,
+  checkMethodNames,
+  checkSettings,
+  emptyStatusCounts,
+  ExperimentError,
+  EXPERIMENT_STATUSES,
+  FINAL_ATTEMPT_STATUSES,
+  FINAL_EXPERIMENT_STATUSES,
+  MAX_ATTEMPTS_K,
+  type AttemptRowStatus,
+  type ExperimentStatus,
+  type StatusCounts,
+} from "../experiments/lifecycle";
 
-export const EXPERIMENT_STATUSES = ["queued", "running", "finished", "cancelled", "budget-exhausted"] as const;
-export type ExperimentStatus = (typeof EXPERIMENT_STATUSES)[number];
-export const FINAL_EXPERIMENT_STATUSES: readonly ExperimentStatus[] = ["finished", "cancelled", "budget-exhausted"];
-export const ATTEMPT_STATUSES = ["queued", "running", "passed", "failed", "error", "no_verdict", "skipped", "cancelled"] as const;
-export type AttemptRowStatus = (typeof ATTEMPT_STATUSES)[number];
-export const FINAL_ATTEMPT_STATUSES: readonly AttemptRowStatus[] = ["passed", "failed", "error", "no_verdict", "skipped", "cancelled"];
+export {
+  ATTEMPT_STATUSES,
+  checkSettings,
+  ExperimentError,
+  EXPERIMENT_STATUSES,
+  FINAL_ATTEMPT_STATUSES,
+  FINAL_EXPERIMENT_STATUSES,
+  MAX_ATTEMPTS_K,
+  type AttemptRowStatus,
+  type ExperimentStatus,
+  type StatusCounts,
+};
 /** An attempt whose worker died this many times is recorded as an error instead of being run again. */
 export const MAX_ATTEMPT_CLAIMS = 3;
-/** At most this many attempts per (case, method). */
-export const MAX_ATTEMPTS_K = 20;
+import { CATEGORIES } from "../annotation/protocol";
 
-export class ExperimentError extends Error {
-  constructor(
-    readonly code: "not-found" | "invalid" | "conflict",
-    message: string,
-    /** Where the bad input is (JSON path or CLI flag), when known. */
-    readonly at: string = "$",
-  ) {
-    super(message);
-    this.name = "ExperimentError";
-  }
-}
 
 /** How the case set was chosen (frozen with the experiment). */
 export type CaseSetSpec = { kind: "list"; bundleIds: string[] } | { kind: "filter"; filter: ExperimentCaseFilter; bundleIds: string[] };
@@ -75,8 +82,6 @@ export interface CreateExperimentInput {
   createdById?: string | null;
 }
 
-/** Counts per status. */
-export type StatusCounts = Record<AttemptRowStatus, number>;
 
 export interface ExperimentProgress {
   /** Per method: attempts by status, and `planned` (node level: cases × k; task level: at most that). */
@@ -165,74 +170,10 @@ function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
-const emptyCounts = (): StatusCounts => ({ queued: 0, running: 0, passed: 0, failed: 0, error: 0, no_verdict: 0, skipped: 0, cancelled: 0 });
 const isTaskLevel = (m: string) => TASK_LEVEL_METHODS.includes(m);
 const asCategory = (v: unknown): CaseReference["primaryCategory"] | null => (typeof v === "string" && (CATEGORIES as readonly string[]).includes(v) ? (v as CaseReference["primaryCategory"]) : null);
 
 // ------------------------------------------------------------------ validation
-
-function positiveIntOrNull(v: unknown, at: string): number | null {
-  if (v == null) return null;
-  if (typeof v !== "number" || !Number.isInteger(v) || v <= 0) throw new ExperimentError("invalid", `${at} must be a positive integer or null; got ${JSON.stringify(v)}`, at);
-  return v;
-}
-
-/**
- * Check and normalize frozen settings.
- * @throws ExperimentError "invalid" naming the JSON path ($.settings.…)
- */
-export function checkSettings(s: ExperimentSettings): ExperimentSettings {
-  const url = (v: unknown, at: string, required: boolean): string | null => {
-    if (v == null || v === "") {
-      if (required) throw new ExperimentError("invalid", `${at} is required (an http(s) URL)`, at);
-      return null;
-    }
-    if (typeof v !== "string" || !/^https?:\/\/\S+$/i.test(v)) throw new ExperimentError("invalid", `${at} must be an http(s) URL; got ${JSON.stringify(v)}`, at);
-    return v;
-  };
-  const upstream = url(s.upstream, "$.settings.upstream", true) as string;
-  const toolUpstream = url(s.toolUpstream, "$.settings.toolUpstream", false);
-  if (!Number.isInteger(s.attempts) || s.attempts < 1 || s.attempts > MAX_ATTEMPTS_K) {
-    throw new ExperimentError("invalid", `$.settings.attempts (k) must be an integer from 1 to ${MAX_ATTEMPTS_K}; got ${JSON.stringify(s.attempts)}`, "$.settings.attempts");
-  }
-  if (!Number.isInteger(s.seed) || s.seed < 0 || s.seed > 2 ** 31 - 1) throw new ExperimentError("invalid", `$.settings.seed must be an integer from 0 to 2^31-1; got ${JSON.stringify(s.seed)}`, "$.settings.seed");
-  const judge = s.reproductionJudge;
-  if (judge) {
-    if (judge.kind === "command" && (typeof judge.command !== "string" || !judge.command.trim())) throw new ExperimentError("invalid", "$.settings.reproductionJudge.command must be a non-empty command", "$.settings.reproductionJudge.command");
-    if (judge.kind === "llm") url(judge.upstream, "$.settings.reproductionJudge.upstream", true);
-    if (judge.kind !== "command" && judge.kind !== "llm") throw new ExperimentError("invalid", `$.settings.reproductionJudge.kind must be "command" or "llm"`, "$.settings.reproductionJudge.kind");
-  }
-  if (s.command != null && (!Array.isArray(s.command) || s.command.length === 0 || !s.command.every((c) => typeof c === "string" && c !== ""))) {
-    throw new ExperimentError("invalid", "$.settings.command must be a non-empty array of strings or null", "$.settings.command");
-  }
-  if (s.evaluator != null && (typeof s.evaluator !== "string" || !s.evaluator.trim())) throw new ExperimentError("invalid", "$.settings.evaluator must be a non-empty command or null", "$.settings.evaluator");
-  const timeoutMs = s.timeoutMs ?? 600_000;
-  if (typeof timeoutMs !== "number" || !(timeoutMs > 0)) throw new ExperimentError("invalid", "$.settings.timeoutMs must be a positive number of milliseconds", "$.settings.timeoutMs");
-  return {
-    upstream,
-    toolUpstream,
-    model: s.model ?? null,
-    evaluator: s.evaluator ?? null,
-    reproductionJudge: judge ?? null,
-    command: s.command ?? null,
-    seed: s.seed,
-    attempts: s.attempts,
-    budget: { maxCalls: positiveIntOrNull(s.budget?.maxCalls, "$.settings.budget.maxCalls"), maxTokens: positiveIntOrNull(s.budget?.maxTokens, "$.settings.budget.maxTokens") },
-    timeoutMs,
-    ...(s.mars != null ? { mars: checkMarsSettings(s.mars) } : {}),
-    ...(typeof s.fake === "string" && s.fake.trim() ? { fake: s.fake.trim() } : {}),
-  };
-}
-
-/** lib/experiments resolveMarsSettings as an ExperimentError naming the JSON path. */
-function checkMarsSettings(m: unknown): MarsSettings {
-  try {
-    return resolveMarsSettings(m as Partial<MarsSettings>);
-  } catch (e) {
-    const msg = (e as Error).message;
-    throw new ExperimentError("invalid", msg, /^(\$\.settings\.mars[\w.]*)/.exec(msg)?.[1] ?? "$.settings.mars");
-  }
-}
 
 /** Read an attempt's stored artifact (MARS: the repair tree `{kind: "mars-tree", ...}`), or null. */
 export async function getAttemptArtifact(db: Db, attemptId: string): Promise<unknown> {
@@ -241,18 +182,11 @@ export async function getAttemptArtifact(db: Db, attemptId: string): Promise<unk
 }
 
 /**
- * Check method names (known, no duplicates, at least one).
+ * Check method names against the known methods (lib/experiments `checkMethodNames`).
  * @throws ExperimentError "invalid" at `$.methods[i]`
  */
 export function checkMethods(methods: readonly string[]): string[] {
-  if (!Array.isArray(methods) || methods.length === 0) throw new ExperimentError("invalid", `$.methods must name at least one of ${METHOD_NAMES.join(", ")}`, "$.methods");
-  const seen = new Set<string>();
-  methods.forEach((m, i) => {
-    if (!(METHOD_NAMES as readonly string[]).includes(m)) throw new ExperimentError("invalid", `$.methods[${i}]: unknown method "${m}"; known: ${METHOD_NAMES.join(", ")}`, `$.methods[${i}]`);
-    if (seen.has(m)) throw new ExperimentError("invalid", `$.methods[${i}]: "${m}" is listed twice`, `$.methods[${i}]`);
-    seen.add(m);
-  });
-  return [...methods];
+  return checkMethodNames(methods, METHOD_NAMES);
 }
 
 // ------------------------------------------------------------------ case set
@@ -387,13 +321,13 @@ export async function getExperimentProgress(db: Db, experimentId: string): Promi
   const groups = await db.experimentAttempt.groupBy({ by: ["method", "status"], where: { experimentId }, _count: { _all: true } });
   const used = await budgetUsage(db, experimentId);
   const byMethod: ExperimentProgress["byMethod"] = {};
-  for (const m of methods) byMethod[m] = { ...emptyCounts(), planned: (e?._count.cases ?? 0) * (e?.attempts ?? 0) };
-  const total = emptyCounts();
+  for (const m of methods) byMethod[m] = { ...emptyStatusCounts(), planned: (e?._count.cases ?? 0) * (e?.attempts ?? 0) };
+  const total = emptyStatusCounts();
   let rows = 0;
   let done = 0;
   for (const g of groups) {
     const s = g.status as AttemptRowStatus;
-    byMethod[g.method] ??= { ...emptyCounts(), planned: 0 };
+    byMethod[g.method] ??= { ...emptyStatusCounts(), planned: 0 };
     byMethod[g.method][s] = (byMethod[g.method][s] ?? 0) + g._count._all;
     total[s] = (total[s] ?? 0) + g._count._all;
     rows += g._count._all;
@@ -835,113 +769,4 @@ export async function getStoredReport(db: Db, experimentId: string): Promise<unk
 export async function storeReport(db: Db, experimentId: string, report: unknown): Promise<boolean> {
   const u = await db.experiment.updateMany({ where: { id: experimentId, reportJson: null, status: { in: [...FINAL_EXPERIMENT_STATUSES] } }, data: { reportJson: JSON.stringify(report) } });
   return u.count === 1;
-}
-
-// ------------------------------------------------------------------ documents (CLI out dir, demo)
-
-/** The document `symtrace experiment run` writes as `<out>/experiment.json` (format symtrace.experiment/v1). */
-export interface ExperimentDocument {
-  format: "symtrace.experiment/v1";
-  experiment: string;
-  name?: string;
-  status: ExperimentStatus;
-  settings: ExperimentSettings;
-  caseSet: CaseSetSpec;
-  methods: string[];
-  createdAt?: string;
-  startedAt?: string | null;
-  finishedAt?: string | null;
-  cases: ExperimentCaseView[];
-  attempts: Array<Omit<ExperimentAttemptView, "startedAt" | "finishedAt" | "leaseExpiresAt"> & { startedAt: string | null; finishedAt: string | null }>;
-  /** The stored report (lib/experiments ExperimentReport). */
-  report: unknown;
-  cli?: unknown;
-}
-
-/**
- * Store a finished experiment from its document (the demo's shipped experiment; an experiment
- * moved between databases), with its id, frozen settings, cases, every attempt and its report —
- * final, never run again. Idempotent: an experiment with that id is left as it is. Source and
- * attempt bundles are imported separately (importCase); cases are linked by bundle id when present.
- * @returns "imported" | "skipped"
- * @throws ExperimentError "invalid" naming the JSON path of a bad field
- */
-export async function importExperimentDocument(db: Db, doc: ExperimentDocument): Promise<"imported" | "skipped"> {
-  if (!doc || doc.format !== "symtrace.experiment/v1") throw new ExperimentError("invalid", `$.format must be "symtrace.experiment/v1"`, "$.format");
-  if (typeof doc.experiment !== "string" || !doc.experiment) throw new ExperimentError("invalid", "$.experiment must be the experiment id", "$.experiment");
-  if (!FINAL_EXPERIMENT_STATUSES.includes(doc.status)) throw new ExperimentError("invalid", `$.status must be final (${FINAL_EXPERIMENT_STATUSES.join(", ")}); got ${JSON.stringify(doc.status)}`, "$.status");
-  if (!Array.isArray(doc.cases) || !Array.isArray(doc.attempts)) throw new ExperimentError("invalid", "$.cases and $.attempts must be arrays", Array.isArray(doc.cases) ? "$.attempts" : "$.cases");
-  if (await db.experiment.findUnique({ where: { id: doc.experiment }, select: { id: true } })) return "skipped";
-  const settings = checkSettings(doc.settings);
-  const methods = checkMethods(doc.methods);
-  const known = new Map((await db.case.findMany({ where: { bundleId: { in: doc.cases.map((c) => c.bundleId) } }, select: { id: true, bundleId: true } })).map((c) => [c.bundleId, c.id]));
-  const date = (v: string | null | undefined) => (v ? new Date(v) : null);
-  await db.$transaction(
-    async (tx) => {
-      await tx.experiment.create({
-        data: {
-          id: doc.experiment,
-          name: doc.name ?? "",
-          status: doc.status,
-          stopReason: doc.status === "finished" ? null : doc.status,
-          cancelRequested: doc.status === "cancelled",
-          settingsJson: JSON.stringify(settings),
-          caseSetJson: JSON.stringify(doc.caseSet),
-          methodsJson: JSON.stringify(methods),
-          attempts: settings.attempts,
-          seed: settings.seed,
-          maxCalls: settings.budget.maxCalls,
-          maxTokens: settings.budget.maxTokens,
-          reportJson: doc.report == null ? null : JSON.stringify(doc.report),
-          ...(doc.createdAt ? { createdAt: new Date(doc.createdAt) } : {}),
-          startedAt: date(doc.startedAt),
-          finishedAt: date(doc.finishedAt) ?? new Date(),
-        },
-      });
-      const caseRowId = new Map<string, string>();
-      for (const [i, c] of doc.cases.entries()) {
-        if (typeof c.bundleId !== "string") throw new ExperimentError("invalid", `$.cases[${i}].bundleId must be a string`, `$.cases[${i}].bundleId`);
-        const row = await tx.experimentCase.create({
-          data: { experimentId: doc.experiment, idx: i, caseId: known.get(c.bundleId) ?? null, bundleId: c.bundleId, mas: c.mas, benchmark: c.benchmark ?? null, task: c.task ?? "", primaryCategory: c.primaryCategory ?? null, referenceJson: c.reference ? JSON.stringify(c.reference) : null },
-          select: { id: true },
-        });
-        caseRowId.set(c.bundleId, row.id);
-      }
-      const data = doc.attempts.map((a, i) => {
-        const ec = caseRowId.get(a.caseBundleId);
-        if (!ec) throw new ExperimentError("invalid", `$.attempts[${i}].caseBundleId "${a.caseBundleId}" is not in $.cases`, `$.attempts[${i}].caseBundleId`);
-        if (!FINAL_ATTEMPT_STATUSES.includes(a.status)) throw new ExperimentError("invalid", `$.attempts[${i}].status must be final; got ${JSON.stringify(a.status)}`, `$.attempts[${i}].status`);
-        return {
-          experimentId: doc.experiment,
-          experimentCaseId: ec,
-          method: a.method,
-          attempt: a.attempt,
-          status: a.status,
-          passed: a.passed,
-          reproduced: a.reproduced,
-          anchorNodeId: a.anchorNodeId,
-          guidance: a.guidance,
-          bundleId: a.bundleId,
-          calls: a.calls,
-          auxCalls: a.auxCalls,
-          promptTokens: a.tokens?.prompt ?? 0,
-          completionTokens: a.tokens?.completion ?? 0,
-          tokens: a.tokens?.total ?? 0,
-          masMs: a.masMs ?? 0,
-          error: a.error,
-          skipReason: a.skipReason,
-          judgeReason: a.judgeReason,
-          finalJson: a.final === undefined ? null : JSON.stringify(a.final),
-          claims: a.claims ?? 1,
-          progressJson: JSON.stringify({ phase: "done", liveCalls: a.calls }),
-          startedAt: date(a.startedAt),
-          finishedAt: date(a.finishedAt),
-        };
-      });
-      await tx.experimentAttempt.createMany({ data });
-      await tx.auditEvent.create({ data: { action: "experiment.import", entityType: "experiment", entityId: doc.experiment, dataJson: JSON.stringify({ status: doc.status, attempts: data.length }) } });
-    },
-    { timeout: 120_000, maxWait: 30_000 },
-  );
-  return "imported";
 }

@@ -8,6 +8,7 @@ export * from "./users";
 export * from "./annotations-io";
 export * from "./replay-runs";
 export * from "./experiments";
+export * from "./experiment-documents";
 export * from "./repair-searches";
 export * from "./api-keys";
 export * from "./otlp";

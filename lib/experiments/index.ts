@@ -40,3 +40,16 @@ export { EXPERIMENT_TABLES, attemptsBehind, experimentTable } from "./export";
 export type { AttemptListItem, CellFilter, ExperimentTable } from "./export";
 export { csvCell, tableToCsv } from "../agreement/export-tables";
 export type { TableRows } from "../agreement/export-tables";
+export {
+  ATTEMPT_STATUSES,
+  EXPERIMENT_STATUSES,
+  ExperimentError,
+  FINAL_ATTEMPT_STATUSES,
+  FINAL_EXPERIMENT_STATUSES,
+  MAX_ATTEMPTS_K,
+  checkMarsSettings,
+  checkMethodNames,
+  checkSettings,
+  emptyStatusCounts,
+} from "./lifecycle";
+export type { AttemptRowStatus, CheckableSettings, ExperimentStatus, StatusCounts } from "./lifecycle";
