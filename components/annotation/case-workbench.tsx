@@ -2,8 +2,7 @@
 
 import { useCallback, useMemo, useState } from "react";
 import { expandGraph, type CompactGraph } from "@/lib/layout";
-import { Inspector, type SideTab } from "@/components/trace/inspector";
-import { BigInspector, type BigTraceProps } from "@/components/trace/big-inspector";
+import { Inspector, type BigTraceProps, type SideTab } from "@/components/trace/inspector";
 import type { SymptomLayer } from "@/lib/symptoms";
 import { ReplayDialog } from "@/components/replay/replay-dialog";
 import { ReplayRuns } from "@/components/replay/replay-runs";
@@ -35,7 +34,7 @@ export function CaseWorkbench({
   bundleId: string;
   /** The event-dependency graph in its compact wire form (lib/layout/compact.ts). */
   graph: CompactGraph;
-  /** A large case (issue 16): shown in windows by BigInspector; `graph` is then empty. */
+  /** A large case (issue 16): shown in windows by the Inspector; `graph` is then empty. */
   big?: BigTraceProps | null;
   initialNodeId: string | null;
   mode: WorkbenchMode;
@@ -106,20 +105,9 @@ export function CaseWorkbench({
   const canQuote = (mode === "annotate" && initialDraft.status !== "submitted") || mode === "adjudicate";
   return (
     <>
-    {big ? (
-      <BigInspector
-        bundleId={bundleId}
-        big={big}
-        sideTabs={tabs}
-        marks={marks}
-        onQuote={canQuote ? onQuote : undefined}
-        evidence={fields.evidence}
-        onReplay={canReplay ? setReplayNode : undefined}
-        defaultTab={mode === "annotate" ? "annotate" : mode === "adjudicate" ? "adjudicate" : "node"}
-      />
-    ) : (
     <Inspector
       bundleId={bundleId}
+      big={big}
       nodes={nodes}
       edges={edges}
       initialNodeId={initialNodeId}
@@ -131,7 +119,6 @@ export function CaseWorkbench({
       defaultTab={mode === "annotate" ? "annotate" : mode === "adjudicate" ? "adjudicate" : "node"}
       symptoms={symptoms}
     />
-    )}
     {replayNode ? (
       <ReplayDialog
         caseKey={caseKey}

@@ -1,33 +1,43 @@
 "use client";
 
-import { ReactFlowProvider } from "@xyflow/react";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { caseHref } from "@/lib/case-links";
-import { adjacency, ELK_MAX_NODES, laneLayout, NO_AGENT, type GraphEdgeLite, type GraphNodeLite } from "@/lib/layout";
-import { TraceGraph } from "@/components/graph/trace-graph";
+import { adjacency, BLOCK_ROWS, ELK_MAX_NODES, laneLayout, NO_AGENT, type GraphEdgeLite, type GraphNodeLite } from "@/lib/layout";
+import type { SymptomLayer } from "@/lib/symptoms";
+import type { WindowedSymptoms } from "@/lib/services/symptoms-case";
+import { InspectorGraph } from "@/components/graph/inspector-graph";
 import { useElkLayout } from "@/components/graph/use-elk-layout";
 import { KeyboardHelp } from "./keyboard-help";
-import { NodePanel } from "./node-panel";
+import { matchIndex, NodeSymptoms, SearchBar, SidePanel, useInspectorKeys, useTraceSearch, withAnchorMark, type Found, type SideTab } from "./inspector-parts";
 import { SymptomRules } from "./symptom-rules";
-import type { SymptomLayer } from "@/lib/symptoms";
-import { Timeline } from "./timeline";
+import { Timeline, WindowedTimeline } from "./timeline";
+import { useWindowedTrace, type BigTraceProps } from "./use-windowed-trace";
+
+export type { SideTab } from "./inspector-parts";
+export type { BigTraceProps } from "./use-windowed-trace";
+
+type Selection = { id: string; orderIndex: number } | null;
+type FetchedSymptoms = { status: "loading" } | { status: "error"; message: string } | { status: "ok"; layer: WindowedSymptoms } | null;
 
 /**
- * The trace inspector: event-dependency graph, timeline (observed order) and node detail, with
- * one shared selection (kept in the URL as ?node=), text search and keyboard navigation.
+ * The trace inspector, one for every size: event-dependency graph, timeline (observed order) and
+ * node detail, with one shared selection (kept in the URL as ?node=), text search (server side)
+ * and keyboard navigation (keyboard-help.tsx).
+ *
+ * A trace is a set of windows of its observed order. A small one is one window: `nodes`/`edges`
+ * hold all of it, the graph offers the agent-lane and the ELK layered layout and a minimap. A
+ * large one (`big`, issue 16 item 4) is fetched in windows of 200 rows around the viewport
+ * (use-windowed-trace.ts) with a canvas overview when zoomed out; search, deep links, j/k, p/c,
+ * n/N and the panel's links fetch the window holding their target before selecting it, and the
+ * "Symptoms" toggle fetches the layer of the whole case once (/symptoms) instead of receiving it.
  */
-export interface SideTab {
-  id: string;
-  label: string;
-  render: (ctx: { selectedId: string | null; selectedNode: GraphNodeLite | null; select: (id: string) => void }) => React.ReactNode;
-}
-
 export function Inspector({
   bundleId,
-  nodes,
-  edges,
-  initialNodeId,
+  nodes = [],
+  edges = [],
+  initialNodeId = null,
+  big = null,
   sideTabs = [],
   marks,
   onQuote,
@@ -37,9 +47,12 @@ export function Inspector({
   symptoms,
 }: {
   bundleId: string;
-  nodes: GraphNodeLite[];
-  edges: GraphEdgeLite[];
-  initialNodeId: string | null;
+  /** A trace that is one window: every node, in observed order. */
+  nodes?: GraphNodeLite[];
+  edges?: GraphEdgeLite[];
+  initialNodeId?: string | null;
+  /** A trace seen through windows (then `nodes`/`edges` are not used). */
+  big?: BigTraceProps | null;
   /** Extra tabs beside "Node" in the right panel (annotation, adjudication). */
   sideTabs?: SideTab[];
   /** Short badges per node id (e.g. which annotators chose it), shown in graph and timeline. */
@@ -52,232 +65,237 @@ export function Inspector({
   onReplay?: (nodeId: string) => void;
   /** The side tab open at first ("node" unless given). */
   defaultTab?: string;
-  /** The symptom layer, when the server sent it to this viewer (lib/services symptomLayerFor); enables the "Symptoms" toggle. */
+  /** One window: the symptom layer, when the server sent it to this viewer (lib/services symptomLayerFor); enables the "Symptoms" toggle. */
   symptoms?: SymptomLayer | null;
 }) {
   const caseKey = encodeURIComponent(bundleId);
+  const windowed = big !== null;
+  const count = big ? big.count : nodes.length;
+
+  // ---- one window: everything is here
+  const indexOf = useMemo(() => new Map(nodes.map((n, i) => [n.id, i])), [nodes]);
+  const adj = useMemo(() => adjacency(edges), [edges]);
+  // ---- windows: fetched around the viewport
+  const win = useWindowedTrace(caseKey, big);
+
   // The URL's ?node= (kept current by select() through history.replaceState) wins over the server's
   // initial node: a remount after a refresh (e.g. the workbench after submitting) keeps the selection.
   const urlNode = useSearchParams().get("node");
-  const [selectedId, setSelectedId] = useState<string | null>(() =>
-    urlNode && nodes.some((n) => n.id === urlNode) ? urlNode : (initialNodeId ?? nodes[0]?.id ?? null),
-  );
-  const [query, setQuery] = useState("");
-  // Search results and the query they answer (results of an older query are never used).
-  const [found, setFound] = useState<{ q: string; ids: string[] }>({ q: "", ids: [] });
-  // Enter pressed before the current query's results arrived: jump when they do (+1 / -1).
-  const pendingJump = useRef(0);
-  // The query of the last Enter: the first Enter on a new query goes to its first match, later ones cycle.
-  const enterQuery = useRef("");
-  const [searching, setSearching] = useState(false);
-  const [help, setHelp] = useState(false);
-  const [mode, setMode] = useState<"lanes" | "layered">("lanes");
-  const [fitSignal, setFitSignal] = useState(0);
-  const [centreSignal, setCentreSignal] = useState(0);
-  const [tab, setTab] = useState<string>(defaultTab);
-  const [showSymptoms, setShowSymptoms] = useState(false);
-  const symptomCf = useMemo(() => (showSymptoms && symptoms ? new Map(symptoms.nodes.map((n) => [n.id, n.cf])) : undefined), [showSymptoms, symptoms]);
-  const shownMarks = useMemo(() => {
-    const anchor = symptoms?.anchor ?? symptoms?.anchorNode;
-    if (!showSymptoms || !anchor) return marks;
-    const m = new Map(marks ?? []);
-    m.set(anchor, [...(m.get(anchor) ?? []), "anchor"]);
-    return m;
-  }, [showSymptoms, symptoms, marks]);
-  const searchRef = useRef<HTMLInputElement>(null);
-  // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft
-  // navigation: follow it (adjusting state during render, not in an effect).
-  const [lastUrlNode, setLastUrlNode] = useState(urlNode);
-  if (urlNode !== lastUrlNode) {
-    setLastUrlNode(urlNode);
-    if (urlNode && urlNode !== selectedId && nodes.some((n) => n.id === urlNode)) setSelectedId(urlNode);
-  }
-
-  const agents = useMemo(() => [...new Set(nodes.map((n) => n.agent).filter((a): a is string => !!a))], [nodes]);
-  const lanes = useMemo(() => laneLayout(nodes), [nodes]);
-  const canElk = nodes.length <= ELK_MAX_NODES;
-  const elk = useElkLayout(nodes, edges, mode === "layered" && canElk);
-  const layout = mode === "layered" && elk.layout ? elk.layout : lanes;
-  const adj = useMemo(() => adjacency(edges), [edges]);
-  const indexOf = useMemo(() => new Map(nodes.map((n, i) => [n.id, i])), [nodes]);
-  const activeMatches = useMemo(() => (query.trim() && found.q === query.trim() ? found.ids : []), [query, found]);
-  const matchSet = useMemo(() => new Set(activeMatches), [activeMatches]);
-
-  useEffect(() => {
-    (window as unknown as { __symtraceLayoutMs?: number }).__symtraceLayoutMs = lanes.ms;
-  }, [lanes]);
-
+  const [selected, setSelected] = useState<Selection>(() => {
+    if (big) return big.initial;
+    const id = urlNode && indexOf.has(urlNode) ? urlNode : (initialNodeId ?? nodes[0]?.id ?? null);
+    return id !== null && indexOf.has(id) ? { id, orderIndex: indexOf.get(id)! } : null;
+  });
   const select = useCallback(
-    (id: string) => {
-      setSelectedId(id);
+    (id: string, orderIndex: number) => {
+      setSelected({ id, orderIndex });
       window.history.replaceState(window.history.state, "", caseHref(bundleId, id));
     },
     [bundleId],
   );
-
-  // Text search inside the trace (server side: node content can be megabytes).
-  useEffect(() => {
-    const q = query.trim();
-    if (!q) return;
-    const ctl = new AbortController();
-    const t = setTimeout(() => {
-      setSearching(true);
-      fetch(`/api/cases/${caseKey}/search?q=${encodeURIComponent(q)}`, { signal: ctl.signal })
-        .then((r) => r.json() as Promise<{ nodeIds?: string[] }>)
-        .then((r) => {
-          if (!r.nodeIds?.length) pendingJump.current = 0;
-          setFound({ q, ids: r.nodeIds ?? [] });
-        })
-        .catch(() => {})
-        .finally(() => setSearching(false));
-    }, 200);
-    return () => {
-      clearTimeout(t);
-      ctl.abort();
-    };
-  }, [query, caseKey]);
-
-  const step = useCallback(
-    (delta: number) => {
-      const i = selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
-      const next = nodes[Math.min(nodes.length - 1, Math.max(0, i + delta))];
-      if (next) select(next.id);
+  /** Select the node at a row (its window fetched first when needed). */
+  const selectRow = useCallback(
+    async (row: number) => {
+      if (row < 0 || row >= count) return;
+      if (!windowed) return select(nodes[row].id, row);
+      const b = await win.loadBlock(Math.floor(row / BLOCK_ROWS));
+      const n = b.nodes[row - b.from];
+      if (n) select(n.id, n.orderIndex);
     },
-    [selectedId, indexOf, nodes, select],
+    [count, windowed, nodes, win, select],
   );
-  const walk = useCallback(
-    (dir: "parent" | "child") => {
-      if (!selectedId) return;
-      const idx = (dir === "parent" ? adj.incoming : adj.outgoing).get(selectedId) ?? [];
-      const e = edges[idx[0]];
-      if (e) select(dir === "parent" ? e.from : e.to);
-    },
-    [selectedId, adj, edges, select],
-  );
-  const jumpMatch = useCallback(
-    (delta: number, fromStart = false) => {
-      if (activeMatches.length === 0) return;
-      const ordered = activeMatches.map((id) => indexOf.get(id) ?? 0).sort((a, b) => a - b);
-      // fromStart (the first Enter on a new query): the first match (Shift: the last), else the next after the selection.
-      const cur = fromStart ? (delta > 0 ? -1 : nodes.length) : selectedId ? (indexOf.get(selectedId) ?? -1) : -1;
-      let target: number;
-      if (delta > 0) target = ordered.find((i) => i > cur) ?? ordered[0];
-      else target = [...ordered].reverse().find((i) => i < cur) ?? ordered[ordered.length - 1];
-      select(nodes[target].id);
-    },
-    [activeMatches, selectedId, indexOf, nodes, select],
-  );
-  // Enter pressed while the results were on their way: jump once they are in.
-  useEffect(() => {
-    if (pendingJump.current === 0 || activeMatches.length === 0) return;
-    const d = pendingJump.current;
-    pendingJump.current = 0;
-    jumpMatch(d, true);
-  }, [activeMatches, jumpMatch]);
-
-  useEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      const el = e.target as HTMLElement | null;
-      const typing = !!el && (el.tagName === "INPUT" || el.tagName === "TEXTAREA" || el.tagName === "SELECT" || el.isContentEditable);
-      if (e.key === "Escape") {
-        setHelp(false);
-        if (typing) el?.blur();
+  /** Select a node by id (in windows: its position asked from the server when not loaded). */
+  const selectId = useCallback(
+    async (id: string) => {
+      if (!windowed) {
+        const row = indexOf.get(id);
+        if (row !== undefined) select(id, row);
         return;
       }
-      if (typing || e.metaKey || e.ctrlKey || e.altKey) return;
-      const handlers: Record<string, () => void> = {
-        j: () => step(1),
-        ArrowDown: () => step(1),
-        k: () => step(-1),
-        ArrowUp: () => step(-1),
-        p: () => walk("parent"),
-        c: () => walk("child"),
-        "/": () => searchRef.current?.focus(),
-        n: () => jumpMatch(1),
-        N: () => jumpMatch(-1),
-        f: () => setFitSignal((s) => s + 1),
-        ".": () => setCentreSignal((s) => s + 1),
-        "?": () => setHelp((h) => !h),
-        "]": () => (document.querySelector("[data-queue-next]") as HTMLAnchorElement | null)?.click(),
-        "[": () => (document.querySelector("[data-queue-prev]") as HTMLAnchorElement | null)?.click(),
-      };
-      const h = handlers[e.key];
-      if (h) {
-        e.preventDefault();
-        h();
+      const n = win.findLoaded(id);
+      if (n) return select(n.id, n.orderIndex);
+      const r = await fetch(`/api/cases/${caseKey}/graph/locate?node=${encodeURIComponent(id)}`);
+      if (!r.ok) return;
+      const { orderIndex } = (await r.json()) as { orderIndex: number };
+      await win.loadBlock(Math.floor(orderIndex / BLOCK_ROWS));
+      select(id, orderIndex);
+    },
+    [windowed, indexOf, win, caseKey, select],
+  );
+
+  // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft navigation:
+  // follow it (one window: adjusting state during render; windows: once its window is fetched).
+  const [lastUrlNode, setLastUrlNode] = useState(urlNode);
+  if (urlNode !== lastUrlNode) {
+    setLastUrlNode(urlNode);
+    if (!windowed && urlNode && urlNode !== selected?.id && indexOf.has(urlNode)) setSelected({ id: urlNode, orderIndex: indexOf.get(urlNode)! });
+  }
+  const lastWindowUrl = useRef(urlNode);
+  useEffect(() => {
+    if (!windowed || urlNode === lastWindowUrl.current) return;
+    lastWindowUrl.current = urlNode;
+    if (urlNode && urlNode !== selected?.id) requestAnimationFrame(() => void selectId(urlNode));
+  }, [windowed, urlNode, selected?.id, selectId]);
+  // A node chosen in a panel (parents/children, annotation links). Windows: selected once its window is known.
+  const [wanted, setWanted] = useState<{ id: string } | null>(null);
+  const panelSelect = useCallback((id: string) => (windowed ? setWanted({ id }) : void selectId(id)), [windowed, selectId]);
+  useEffect(() => {
+    if (wanted) requestAnimationFrame(() => void selectId(wanted.id));
+  }, [wanted]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  // ---- search
+  const rowOf = useCallback((id: string) => (windowed ? undefined : indexOf.get(id)), [windowed, indexOf]);
+  const jumpIn = useCallback(
+    (m: Found, delta: number, fromStart: boolean) => {
+      const cur = fromStart ? (delta > 0 ? -1 : count) : (selected?.orderIndex ?? -1);
+      const k = matchIndex(m.pos, cur, delta);
+      if (k < 0) return;
+      if (!windowed) return select(m.ids[k], m.pos[k]);
+      void win.loadBlock(Math.floor(m.pos[k] / BLOCK_ROWS)).then(() => select(m.ids[k], m.pos[k]));
+    },
+    [count, selected, windowed, win, select],
+  );
+  const search = useTraceSearch(caseKey, rowOf, jumpIn);
+  const { active, matchSet } = search;
+  const jumpMatch = useCallback((delta: number, fromStart = false) => jumpIn(active, delta, fromStart), [jumpIn, active]);
+
+  const walk = useCallback(
+    (dir: "parent" | "child") => {
+      if (!selected) return;
+      if (!windowed) {
+        const e = edges[((dir === "parent" ? adj.incoming : adj.outgoing).get(selected.id) ?? [])[0]];
+        if (e) void selectId(dir === "parent" ? e.from : e.to);
+        return;
       }
-    };
-    window.addEventListener("keydown", onKey);
-    return () => window.removeEventListener("keydown", onKey);
-  }, [step, walk, jumpMatch]);
+      const e = win.firstEdge(selected, dir);
+      if (!e) return;
+      const [id, row] = dir === "parent" ? [e.from, e.fromIndex] : [e.to, e.toIndex];
+      void win.loadBlock(Math.floor(row / BLOCK_ROWS)).then(() => select(id, row));
+    },
+    [selected, windowed, edges, adj, win, selectId, select],
+  );
+
+  // ---- view state
+  const [help, setHelp] = useState(false);
+  const [fitSignal, setFitSignal] = useState(0);
+  const [centreSignal, setCentreSignal] = useState(0);
+  const [tab, setTab] = useState<string>(defaultTab);
+  const searchRef = useRef<HTMLInputElement>(null);
+  const cur = selected?.orderIndex ?? -1;
+  useInspectorKeys({
+    step: (d) => void selectRow(d > 0 ? cur + 1 : Math.max(0, cur - 1)),
+    walk,
+    jumpMatch: (d) => jumpMatch(d),
+    focusSearch: () => searchRef.current?.focus(),
+    fit: () => setFitSignal((s) => s + 1),
+    centre: () => setCentreSignal((s) => s + 1),
+    toggleHelp: () => setHelp((h) => !h),
+    closeHelp: () => setHelp(false),
+  });
+
+  // ---- layout (one window): agent lanes, or ELK layered when the window is small enough
+  const [mode, setMode] = useState<"lanes" | "layered">("lanes");
+  const agents = useMemo(() => [...new Set(nodes.map((n) => n.agent).filter((a): a is string => !!a))], [nodes]);
+  const lanes = useMemo(() => laneLayout(nodes), [nodes]);
+  const canElk = !windowed && nodes.length <= ELK_MAX_NODES;
+  const elk = useElkLayout(nodes, edges, mode === "layered" && canElk);
+  const layout = mode === "layered" && elk.layout ? elk.layout : lanes;
+  useEffect(() => {
+    if (!windowed) (window as unknown as { __symtraceLayoutMs?: number }).__symtraceLayoutMs = lanes.ms;
+  }, [windowed, lanes]);
+
+  // ---- symptom layer: given with one window, fetched for windows
+  const [showSymptoms, setShowSymptoms] = useState(false);
+  const [fetched, setFetched] = useState<FetchedSymptoms>(null);
+  const toggleSymptoms = useCallback(() => {
+    setShowSymptoms(!showSymptoms);
+    if (!windowed || showSymptoms || (fetched && fetched.status !== "error")) return;
+    setFetched({ status: "loading" });
+    fetch(`/api/cases/${caseKey}/symptoms`)
+      .then(async (r) => {
+        const body = (await r.json()) as WindowedSymptoms & { error?: string };
+        setFetched(r.ok ? { status: "ok", layer: body } : { status: "error", message: body.error ?? `HTTP ${r.status}` });
+      })
+      .catch((e: Error) => setFetched({ status: "error", message: e.message }));
+  }, [showSymptoms, windowed, fetched, caseKey]);
+  const layer = windowed && showSymptoms && fetched?.status === "ok" ? fetched.layer : null;
+  const given = !windowed && showSymptoms && symptoms ? symptoms : null;
+  const symptomCf = useMemo(
+    () => (layer ? new Map(layer.ids.map((id, i) => [id, layer.cf[i]])) : given ? new Map(given.nodes.map((n) => [n.id, n.cf])) : undefined),
+    [layer, given],
+  );
+  const shownMarks = useMemo(() => withAnchorMark(marks, layer ? (layer.anchor ?? layer.anchorNode) : given ? (given.anchor ?? given.anchorNode) : null), [marks, layer, given]);
+  const symptomsAvailable = windowed ? !!big?.symptomsAvailable : !!symptoms;
+  const anchorRow = layer ? (layer.anchorRow ?? layer.anchorNodeRow) : null;
+
+  const selectedNode: GraphNodeLite | null = selected ? ((windowed ? win.getRow(selected.orderIndex) : nodes[selected.orderIndex]) ?? null) : null;
+  const symptomRules = !selected ? null : layer ? (
+    <NodeSymptoms caseKey={caseKey} nodeId={selected.id} onSelect={panelSelect} />
+  ) : given ? (
+    <SymptomRules layer={given} nodeId={selected.id} onSelect={panelSelect} />
+  ) : null;
 
   return (
-    <section className="flex h-[calc(100vh-4rem)] min-h-[32rem] flex-col rounded border border-slate-200 bg-white" aria-label="Trace inspector" data-testid="inspector">
+    <section
+      className="flex h-[calc(100vh-4rem)] min-h-[32rem] flex-col rounded border border-slate-200 bg-white"
+      aria-label="Trace inspector"
+      data-testid="inspector"
+      data-windowed={windowed ? "true" : undefined}
+    >
       <div className="flex flex-wrap items-center gap-2 border-b border-slate-200 px-3 py-2 text-sm">
-        <label className="flex items-center gap-2">
-          <span className="sr-only">Search in this trace</span>
-          <input
-            ref={searchRef}
-            type="search"
-            value={query}
-            onChange={(e) => setQuery(e.target.value)}
-            onKeyDown={(e) => {
-              if (e.key === "Enter") {
-                e.preventDefault();
-                const d = e.shiftKey ? -1 : 1;
-                const q = query.trim();
-                const fresh = q !== enterQuery.current;
-                enterQuery.current = q;
-                if (q && found.q !== q) pendingJump.current = d;
-                else jumpMatch(d, fresh);
-              }
-            }}
-            placeholder="Search this trace  ( / )"
-            className="w-64 rounded border border-slate-300 px-2 py-1"
-            aria-label="Search in this trace"
-          />
-        </label>
-        <span className="text-xs text-slate-600" data-testid="match-count" aria-live="polite">
-          {query.trim() ? (searching ? "searching…" : `${activeMatches.length} match${activeMatches.length === 1 ? "" : "es"}`) : ""}
-        </span>
-        {activeMatches.length > 0 ? (
-          <>
-            <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => jumpMatch(-1)} aria-label="Previous match">
-              ↑
-            </button>
-            <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => jumpMatch(1)} aria-label="Next match">
-              ↓
-            </button>
-          </>
-        ) : null}
-        <span className="ml-auto flex items-center gap-2">
-          <label className="flex items-center gap-1 text-xs text-slate-600">
-            Layout
-            <select
-              value={mode}
-              onChange={(e) => setMode(e.target.value as "lanes" | "layered")}
-              className="rounded border border-slate-300 px-1 py-0.5 text-xs"
-              aria-label="Graph layout"
-            >
-              <option value="lanes">Agent lanes (observed order)</option>
-              <option value="layered" disabled={!canElk}>
-                Layered (ELK){canElk ? "" : ` — over ${ELK_MAX_NODES} nodes`}
-              </option>
-            </select>
-          </label>
-          {mode === "layered" && !elk.layout && !elk.error ? <span className="text-xs text-slate-500">laying out…</span> : null}
-          {elk.error ? <span className="text-xs text-red-700">ELK: {elk.error}</span> : null}
-          {symptoms ? (
+        <SearchBar search={search} jumpMatch={jumpMatch} inputRef={searchRef} />
+        <span className="ml-auto flex items-center gap-2 text-xs text-slate-600">
+          {windowed ? (
+            <span data-testid="windowed-note" title="This trace is shown in windows of the observed order; zoom out for the overview">
+              {count.toLocaleString("en")} nodes · windowed
+            </span>
+          ) : (
+            <>
+              <label className="flex items-center gap-1 text-xs text-slate-600">
+                Layout
+                <select
+                  value={mode}
+                  onChange={(e) => setMode(e.target.value as "lanes" | "layered")}
+                  className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+                  aria-label="Graph layout"
+                >
+                  <option value="lanes">Agent lanes (observed order)</option>
+                  <option value="layered" disabled={!canElk}>
+                    Layered (ELK){canElk ? "" : ` — over ${ELK_MAX_NODES} nodes`}
+                  </option>
+                </select>
+              </label>
+              {mode === "layered" && !elk.layout && !elk.error ? <span className="text-xs text-slate-500">laying out…</span> : null}
+              {elk.error ? <span className="text-xs text-red-700">ELK: {elk.error}</span> : null}
+            </>
+          )}
+          {symptomsAvailable ? (
             <button
               type="button"
               aria-pressed={showSymptoms}
               data-testid="symptoms-toggle"
-              title={`Colour nodes by c_f and mark the intervention anchor (${symptoms.mode})`}
+              title={`Colour nodes by c_f and mark the intervention anchor (${windowed ? "rules only, whole case" : symptoms?.mode})`}
               className={`rounded border px-2 py-0.5 text-xs ${showSymptoms ? "border-red-600 bg-red-50 text-red-800" : ""}`}
-              onClick={() => setShowSymptoms((x) => !x)}
+              onClick={toggleSymptoms}
             >
               Symptoms
             </button>
+          ) : null}
+          {windowed && showSymptoms && fetched?.status === "loading" ? <span data-testid="symptoms-state">computing…</span> : null}
+          {windowed && showSymptoms && fetched?.status === "error" ? (
+            <span data-testid="symptoms-state" role="alert" className="text-amber-800">
+              {fetched.message}
+            </span>
+          ) : null}
+          {layer ? (
+            <span data-testid="symptoms-state">
+              {layer.ids.length.toLocaleString("en")} flagged
+              {anchorRow !== null ? (
+                <button type="button" className="ml-1 rounded border px-1 text-xs" data-testid="symptoms-anchor" onClick={() => void selectRow(anchorRow)}>
+                  anchor ↦
+                </button>
+              ) : null}
+            </span>
           ) : null}
           <button type="button" className="rounded border px-2 py-0.5 text-xs" onClick={() => setFitSignal((s) => s + 1)}>
             Fit (f)
@@ -289,58 +307,42 @@ export function Inspector({
       </div>
       <div className="grid min-h-0 flex-1 grid-cols-[20rem_minmax(0,1fr)_26rem]">
         <div className="min-h-0 border-r border-slate-200">
-          <Timeline nodes={nodes} selectedId={selectedId} matches={matchSet} onSelect={select} marks={shownMarks} />
+          {windowed ? (
+            <WindowedTimeline count={count} getRow={win.getRow} needRows={win.needRows} selected={selected} matches={matchSet} onSelect={select} marks={shownMarks} timeZeroNs={big?.timeZeroNs ?? null} />
+          ) : (
+            <Timeline nodes={nodes} selectedId={selected?.id ?? null} matches={matchSet} onSelect={(id) => void selectId(id)} marks={shownMarks} />
+          )}
         </div>
         <div className="min-h-0">
-          <ReactFlowProvider>
-            <TraceGraph
-              nodes={nodes}
-              edges={edges}
-              layout={layout}
-              agents={agents.length ? agents : [NO_AGENT]}
-              selectedId={selectedId}
-              matches={matchSet}
-              onSelect={select}
-              fitSignal={fitSignal}
-              centreSignal={centreSignal}
-              marks={shownMarks}
-              symptomCf={symptomCf}
-            />
-          </ReactFlowProvider>
+          <InspectorGraph
+            trace={
+              big
+                ? { kind: "windowed", count, lanes: big.lanes, getRow: win.getRow, edgesIn: win.edgesIn, needRows: win.needRows, index: win.index, needIndex: win.needIndex }
+                : { kind: "whole", nodes, edges, layout, agents: agents.length ? agents : [NO_AGENT] }
+            }
+            selected={selected}
+            matches={matchSet}
+            marks={shownMarks}
+            symptomCf={symptomCf}
+            onSelect={windowed ? select : (id) => void selectId(id)}
+            fitSignal={fitSignal}
+            centreSignal={centreSignal}
+          />
         </div>
-        <div className="flex min-h-0 flex-col border-l border-slate-200">
-          {sideTabs.length ? (
-            <div role="tablist" aria-label="Side panel" className="flex border-b border-slate-200 text-xs">
-              {[{ id: "node", label: "Node" }, ...sideTabs].map((t) => (
-                <button
-                  key={t.id}
-                  role="tab"
-                  type="button"
-                  data-tab-id={t.id}
-                  aria-selected={tab === t.id}
-                  onClick={() => setTab(t.id)}
-                  className={`px-3 py-2 font-medium ${tab === t.id ? "border-b-2 border-blue-600 text-blue-700" : "text-slate-600 hover:text-slate-900"}`}
-                >
-                  {t.label}
-                </button>
-              ))}
-            </div>
-          ) : null}
-          <div className="min-h-0 flex-1 overflow-auto">
-            {tab === "node" || !sideTabs.some((t) => t.id === tab) ? (
-              selectedId ? (
-                <>
-                  <NodePanel caseKey={caseKey} nodeId={selectedId} onSelect={select} onQuote={onQuote} evidence={evidence} onReplay={onReplay} highlight={activeMatches.length ? query : undefined} />
-                  {showSymptoms && symptoms ? <SymptomRules layer={symptoms} nodeId={selectedId} onSelect={select} /> : null}
-                </>
-              ) : (
-                <p className="p-4 text-sm text-slate-500">Select a node.</p>
-              )
-            ) : (
-              sideTabs.find((t) => t.id === tab)!.render({ selectedId, selectedNode: selectedId ? (nodes[indexOf.get(selectedId) ?? -1] ?? null) : null, select })
-            )}
-          </div>
-        </div>
+        <SidePanel
+          tabs={sideTabs}
+          tab={tab}
+          setTab={setTab}
+          caseKey={caseKey}
+          selectedId={selected?.id ?? null}
+          selectedNode={selectedNode}
+          select={panelSelect}
+          onQuote={onQuote}
+          evidence={evidence}
+          onReplay={onReplay}
+          highlight={active.ids.length ? search.query : undefined}
+          symptomRules={symptomRules}
+        />
       </div>
       {help ? <KeyboardHelp onClose={() => setHelp(false)} /> : null}
     </section>

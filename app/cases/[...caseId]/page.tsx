@@ -6,7 +6,7 @@ import { bundleIdFromParam } from "@/lib/case-links";
 import { caseVerdict, getCaseAnnotationsFor, getCaseForViewer, getCaseGraph, getCaseLanes, getCaseTimeZero, getDb, getGraphWindow, getOtlpTraceState, getOwnAnnotation, listQueue, locateNode } from "@/lib/db";
 import { casePageQuerySchema } from "@/lib/schemas/cases";
 import { BLOCK_ROWS, compactGraph } from "@/lib/layout";
-import type { BigTraceProps } from "@/components/trace/big-inspector";
+import type { BigTraceProps } from "@/components/trace/inspector";
 import { requireViewer } from "@/lib/session";
 import { CaseHeader } from "@/components/trace/case-header";
 import { OtlpTraceStatus } from "@/components/trace/otlp-status";
