@@ -14,34 +14,17 @@ import {
   ROW_MAX_ZOOM,
   ROW_PX,
   visibleRows,
+  type GraphNodeLite,
   type RowView,
+  type WindowEdge,
 } from "@/lib/layout";
 import { agentColor } from "./trace-node";
 import { ImportWarningBadge } from "@/components/trace/import-warning-badge";
 
-/** A node of a loaded window (no content). */
-export interface BigNode {
-  id: string;
-  type: string;
-  agent: string | null;
-  label: string | null;
-  status: string | null;
-  orderIndex: number;
-  /** Import warnings marked on the node, when any (badge). */
-  warnings?: string[];
-}
-
+/** A node of a loaded window (no content; lib/layout GraphNodeLite). */
+export type BigNode = GraphNodeLite;
 /** An edge touching a loaded window, with both ends' rows and agents. */
-export interface BigEdge {
-  idx: number;
-  from: string;
-  to: string;
-  kind: string;
-  fromIndex: number;
-  toIndex: number;
-  fromAgent: string | null;
-  toAgent: string | null;
-}
+export type BigEdge = WindowEdge;
 
 const TYPE_BG: Record<string, string> = {
   agent_action: "#eff6ff",

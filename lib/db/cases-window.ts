@@ -8,37 +8,16 @@
 import type { Db } from "./client";
 import { providerOfDb } from "./client";
 import { nodeImportWarnings, nodeTimings } from "./cases";
-import { traceStartNs, type NodeTiming } from "../layout/timing";
+import { traceStartNs } from "../layout/timing";
+import type { GraphNodeLite, WindowEdge } from "../layout/types";
 import { isFailedStatus } from "../bundle/schema";
 
 /** Largest window one request may ask for (nodes). */
 export const MAX_WINDOW_NODES = 2000;
 
-/** A node of a window (no content; `orderIndex` is its row). */
-export interface WindowNode {
-  id: string;
-  type: string;
-  agent: string | null;
-  label: string | null;
-  status: string | null;
-  orderIndex: number;
-  /** Start, duration and tokens when the trace has them (OTel / Langfuse imports: lib/layout nodeTimingOf). */
-  timing?: NodeTiming;
-  /** Import warnings marked on the node (lib/layout nodeImportWarningsOf), when any. */
-  warnings?: string[];
-}
-
-/** An edge touching a window, with both ends' positions in the observed order and agents. */
-export interface WindowEdge {
-  idx: number;
-  from: string;
-  to: string;
-  kind: string;
-  fromIndex: number;
-  toIndex: number;
-  fromAgent: string | null;
-  toAgent: string | null;
-}
+/** A node of a window (no content; `orderIndex` is its row): the inspector's node (lib/layout). */
+export type WindowNode = GraphNodeLite;
+export type { WindowEdge };
 
 export interface GraphWindow {
   from: number;

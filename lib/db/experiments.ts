@@ -25,34 +25,10 @@
  */
 import type { Db } from "./client";
 import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptOutcome, type CaseReference, type ExperimentSettings } from "../jobs/experiment-types";
-import {
-  ATTEMPT_STATUSES,
-  checkMarsSettings,
-  checkMethodNames,
-  checkSettings,
-  emptyStatusCounts,
-  ExperimentError,
-  EXPERIMENT_STATUSES,
-  FINAL_ATTEMPT_STATUSES,
-  FINAL_EXPERIMENT_STATUSES,
-  MAX_ATTEMPTS_K,
-  type AttemptRowStatus,
-  type ExperimentStatus,
-  type StatusCounts,
-} from "../experiments/lifecycle";
+import { checkMarsSettings, checkMethodNames, checkSettings, emptyStatusCounts, ExperimentError, FINAL_ATTEMPT_STATUSES, FINAL_EXPERIMENT_STATUSES, type AttemptRowStatus, type ExperimentStatus, type StatusCounts } from "../experiments/lifecycle";
 
-export {
-  ATTEMPT_STATUSES,
-  checkSettings,
-  ExperimentError,
-  EXPERIMENT_STATUSES,
-  FINAL_ATTEMPT_STATUSES,
-  FINAL_EXPERIMENT_STATUSES,
-  MAX_ATTEMPTS_K,
-  type AttemptRowStatus,
-  type ExperimentStatus,
-  type StatusCounts,
-};
+/** The lifecycle rules live in lib/experiments (pure); lib/db callers keep their names. */
+export * from "../experiments/lifecycle";
 /** An attempt whose worker died this many times is recorded as an error instead of being run again. */
 export const MAX_ATTEMPT_CLAIMS = 3;
 import { CATEGORIES } from "../annotation/protocol";

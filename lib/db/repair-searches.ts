@@ -17,6 +17,7 @@
  * (`stateRef` = `<file>#<checkpoint>`), maps to the case of that bundle). A worker that takes over a
  * search continues from that state, so a finished iteration is never redone and none is lost.
  */
+import { InputError } from "../input-error";
 import type { SearchSettings, SearchState, SearchUsage } from "../repair-search";
 import type { Db } from "./client";
 
@@ -79,16 +80,9 @@ export interface RepairSearchView {
   finishedAt: Date | null;
 }
 
-export class RepairSearchDbError extends Error {
-  constructor(
-    readonly code: "not-found" | "invalid" | "conflict",
-    message: string,
-    /** Where the bad input is (JSON path or CLI flag), when known. */
-    readonly at: string = "$",
-  ) {
-    super(message);
-    this.name = "RepairSearchDbError";
-  }
+/** A refused repair-search input (code, JSON path). */
+export class RepairSearchDbError extends InputError {
+  override name = "RepairSearchDbError";
 }
 
 type Row = NonNullable<Awaited<ReturnType<Db["repairSearch"]["findUnique"]>>> & { sourceCase?: { bundleId: string } | null };

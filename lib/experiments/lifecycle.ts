@@ -4,6 +4,7 @@
  * settings and method names (lib/db stores what passes them; routes and the CLI report the JSON
  * path of what does not). Pure.
  */
+import { InputError } from "../input-error";
 import { resolveMarsSettings, type MarsSettings } from "./mars";
 
 export const EXPERIMENT_STATUSES = ["queued", "running", "finished", "cancelled", "budget-exhausted"] as const;
@@ -15,16 +16,9 @@ export const FINAL_ATTEMPT_STATUSES: readonly AttemptRowStatus[] = ["passed", "f
 /** At most this many attempts per (case, method). */
 export const MAX_ATTEMPTS_K = 20;
 
-export class ExperimentError extends Error {
-  constructor(
-    readonly code: "not-found" | "invalid" | "conflict",
-    message: string,
-    /** Where the bad input is (JSON path or CLI flag), when known. */
-    readonly at: string = "$",
-  ) {
-    super(message);
-    this.name = "ExperimentError";
-  }
+/** A refused experiment input (code, JSON path). */
+export class ExperimentError extends InputError {
+  override name = "ExperimentError";
 }
 
 /** Counts per status. */

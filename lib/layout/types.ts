@@ -16,6 +16,18 @@ export interface GraphNodeLite {
   warnings?: string[];
 }
 
+/** An edge touching a window of a large trace, with both ends' rows in the observed order and agents. */
+export interface WindowEdge {
+  idx: number;
+  from: string;
+  to: string;
+  kind: string;
+  fromIndex: number;
+  toIndex: number;
+  fromAgent: string | null;
+  toAgent: string | null;
+}
+
 export interface GraphEdgeLite {
   from: string;
   to: string;
