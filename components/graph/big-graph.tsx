@@ -19,6 +19,7 @@ import {
   type WindowEdge,
 } from "@/lib/layout";
 import { agentColor } from "./trace-node";
+import { TYPE_BG, TYPE_COLOUR } from "./node-colours";
 import { ImportWarningBadge } from "@/components/trace/import-warning-badge";
 
 /** A node of a loaded window (no content; lib/layout GraphNodeLite). */
@@ -26,25 +27,29 @@ export type BigNode = GraphNodeLite;
 /** An edge touching a loaded window, with both ends' rows and agents. */
 export type BigEdge = WindowEdge;
 
-const TYPE_BG: Record<string, string> = {
-  agent_action: "#eff6ff",
-  llm_call: "#f5f3ff",
-  tool_call: "#fffbeb",
-  tool_result: "#ecfdf5",
-  message: "#ffffff",
-  final_result: "#fff1f2",
-};
-const TYPE_BORDER: Record<string, string> = {
-  agent_action: "#60a5fa",
-  llm_call: "#a78bfa",
-  tool_call: "#fbbf24",
-  tool_result: "#34d399",
-  message: "#cbd5e1",
-  final_result: "#f43f5e",
-};
 const HEADER_PX = 24;
 /** Edges drawn at most (nearest the selection first are not needed: a window holds few). */
 const MAX_EDGES = 3000;
+
+/** What BigGraph draws and reports (the inspector passes the windows of use-windowed-trace.ts). */
+export interface BigGraphProps {
+  count: number;
+  lanes: Array<string | null>;
+  getRow: (row: number) => BigNode | undefined;
+  /** Edges of loaded windows touching rows [first, last]. */
+  edgesIn: (first: number, last: number) => BigEdge[];
+  needRows: (first: number, last: number) => void;
+  index: { lane: Uint8Array; flags: Uint8Array } | null;
+  needIndex: () => void;
+  selected: { id: string; orderIndex: number } | null;
+  matches: Set<string>;
+  marks?: Map<string, string[]>;
+  /** The symptom layer's c_f per node where a rule fired (drawn as a red ring, as in the small inspector). */
+  symptomCf?: Map<string, number>;
+  onSelect: (id: string, orderIndex: number) => void;
+  fitSignal: number;
+  centreSignal: number;
+}
 
 /**
  * The graph of a large trace (issue 16 item 4): rows are positions in the observed order, columns
@@ -70,24 +75,7 @@ export function BigGraph({
   onSelect,
   fitSignal,
   centreSignal,
-}: {
-  count: number;
-  lanes: Array<string | null>;
-  getRow: (row: number) => BigNode | undefined;
-  /** Edges of loaded windows touching rows [first, last]. */
-  edgesIn: (first: number, last: number) => BigEdge[];
-  needRows: (first: number, last: number) => void;
-  index: { lane: Uint8Array; flags: Uint8Array } | null;
-  needIndex: () => void;
-  selected: { id: string; orderIndex: number } | null;
-  matches: Set<string>;
-  marks?: Map<string, string[]>;
-  /** The symptom layer's c_f per node where a rule fired (drawn as a red ring, as in the small inspector). */
-  symptomCf?: Map<string, number>;
-  onSelect: (id: string, orderIndex: number) => void;
-  fitSignal: number;
-  centreSignal: number;
-}) {
+}: BigGraphProps) {
   const box = useRef<HTMLDivElement>(null);
   const canvas = useRef<HTMLCanvasElement>(null);
   const [screen, setScreen] = useState({ width: 900, height: 640 });
@@ -289,7 +277,7 @@ export function BigGraph({
             transform: `translate(${xOf(n.agent)}px, ${yOf(n.orderIndex)}px) scale(${z})`,
             transformOrigin: "0 0",
             background: TYPE_BG[n.type] ?? "#fff",
-            borderColor: TYPE_BORDER[n.type] ?? "#cbd5e1",
+            borderColor: TYPE_COLOUR[n.type] ?? "#cbd5e1",
             boxShadow: sel
               ? "0 0 0 4px #3b82f6"
               : match

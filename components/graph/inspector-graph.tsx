@@ -2,22 +2,11 @@
 
 import { ReactFlowProvider } from "@xyflow/react";
 import type { GraphEdgeLite, GraphNodeLite, LayoutResult } from "@/lib/layout";
-import { BigGraph, type BigEdge, type BigNode } from "./big-graph";
+import { BigGraph, type BigGraphProps } from "./big-graph";
 import { TraceGraph } from "./trace-graph";
 
 /** What every graph of the inspector shows and reports, whatever the size of the trace. */
-interface CommonGraphProps {
-  selected: { id: string; orderIndex: number } | null;
-  matches: Set<string>;
-  marks?: Map<string, string[]>;
-  /** The symptom layer's c_f per node where a rule fired (a red ring whose strength is c_f). */
-  symptomCf?: Map<string, number>;
-  onSelect: (id: string, orderIndex: number) => void;
-  /** Increment to fit the view. */
-  fitSignal: number;
-  /** Increment to centre the selected node. */
-  centreSignal: number;
-}
+type CommonGraphProps = Pick<BigGraphProps, "selected" | "matches" | "marks" | "symptomCf" | "onSelect" | "fitSignal" | "centreSignal">;
 
 /** A trace that is one window: every node and edge is in the browser, laid out whole. */
 export interface OneWindow {
@@ -30,16 +19,7 @@ export interface OneWindow {
 }
 
 /** A trace seen through windows of the observed order (components/trace/use-windowed-trace.ts). */
-export interface Windows {
-  kind: "windowed";
-  count: number;
-  lanes: Array<string | null>;
-  getRow: (row: number) => BigNode | undefined;
-  edgesIn: (first: number, last: number) => BigEdge[];
-  needRows: (first: number, last: number) => void;
-  index: { lane: Uint8Array; flags: Uint8Array } | null;
-  needIndex: () => void;
-}
+export type Windows = { kind: "windowed" } & Pick<BigGraphProps, "count" | "lanes" | "getRow" | "edgesIn" | "needRows" | "index" | "needIndex">;
 
 /**
  * The inspector's graph, one component for every size. A trace that is one window is drawn by

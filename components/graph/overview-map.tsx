@@ -3,15 +3,8 @@
 import { useEffect, useRef } from "react";
 import { isFailedStatus } from "@/lib/bundle/schema";
 import type { GraphNodeLite, LayoutResult, Viewport } from "@/lib/layout";
+import { TYPE_COLOUR } from "./node-colours";
 
-const TYPE_COLOUR: Record<string, string> = {
-  agent_action: "#60a5fa",
-  llm_call: "#a78bfa",
-  tool_call: "#fbbf24",
-  tool_result: "#34d399",
-  message: "#cbd5e1",
-  final_result: "#f43f5e",
-};
 
 /**
  * Minimap of the whole graph on a canvas (cheap for thousands of nodes, unlike a DOM minimap
