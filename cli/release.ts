@@ -14,6 +14,7 @@
  * (`{ ok: false, errors: [{ path, message }] }`); 2 bad usage. Never a stack trace.
  */
 import type { Result, ReleaseExportArgs, ReleaseFormatExporter } from "../lib/services/release-select";
+import { openMigratedDb } from "./common";
 
 export type { Result, ReleaseExportArgs, ReleaseFormatExporter } from "../lib/services/release-select";
 
@@ -88,14 +89,6 @@ export function parseReleaseExportArgs(args: string[]): ReleaseExportArgs | Resu
     parquet,
     rest: a,
   };
-}
-
-async function openMigratedDb() {
-  const { openDb } = await import("../lib/db");
-  const { migrate } = await import("../lib/db/migrate");
-  const handle = openDb();
-  await migrate(handle.url);
-  return handle;
 }
 
 /**

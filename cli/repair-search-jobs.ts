@@ -16,6 +16,7 @@
  * Exit 0 ok; 1 not found / invalid input; 2 bad usage. DATABASE_URL selects the database.
  */
 import type { RepairSearchView } from "../lib/db/repair-searches";
+import { BadInput, Usage } from "./common";
 
 type Result = { code: number; output: unknown };
 
@@ -24,16 +25,6 @@ export const REPAIR_SEARCH_START_USAGE =
 export const REPAIR_SEARCH_SHOW_USAGE = "symtrace repair-search show <id>";
 
 const START_FLAGS = ["--case", "--upstream", "--tool-upstream", "--judge-upstream", "--judge-model", "--judge-cmd", "--selector-upstream", "--selector-model", "--evaluator", "--iterations", "--k", "--l", "--seed", "--max-calls", "--max-tokens"];
-
-class Usage extends Error {
-  constructor(
-    message: string,
-    readonly at = "$",
-  ) {
-    super(message);
-  }
-}
-class BadInput extends Usage {}
 
 function positiveInt(v: string | undefined, name: string): number | undefined {
   if (v === undefined) return undefined;

@@ -27,6 +27,7 @@ import { createSearch, runRepairSearch, searchFailure, totalUsage, type SearchSt
 import { createReplaySearchEnvironment, parseStateRef, trajectoryView } from "../lib/services/repair-search/environment";
 import { evaluateReplay } from "../lib/services/replay-evaluate";
 import { loadRunnerRegistry, planReplay, type RegisteredRunner } from "../lib/services/runners";
+import { BadInput, Usage } from "./common";
 
 type Result = { code: number; output: unknown };
 
@@ -34,16 +35,6 @@ export const REPAIR_SEARCH_USAGE =
   "symtrace repair-search <bundle.json> --upstream <url> [--tool-upstream <url>] [--judge-upstream <url> [--judge-model M] | --judge-cmd <cmd>] [--selector-upstream <url>] [--selector-model M] [--evaluator <cmd>] [--iterations N] [--seed S] --out <dir> [-- <command...>]";
 
 const FLAGS = ["--upstream", "--tool-upstream", "--judge-upstream", "--judge-model", "--judge-cmd", "--selector-upstream", "--selector-model", "--evaluator", "--iterations", "--seed", "--out"];
-
-class Usage extends Error {
-  constructor(
-    message: string,
-    readonly at = "$",
-  ) {
-    super(message);
-  }
-}
-class BadInput extends Usage {}
 
 function parse(args: string[]): { opts: Record<string, string>; positional: string[]; command: string[] } {
   const dd = args.indexOf("--");

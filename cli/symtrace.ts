@@ -31,6 +31,7 @@ import path from "node:path";
 import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } from "../lib/bundle";
 import { IMPORT_FORMATS, type ImportFormat } from "../lib/importers";
 import { DatabaseBusyError, isBusyError, resolveDatabaseUrl } from "../lib/db/url";
+import { openMigratedDb } from "./common";
 
 type Out = Record<string, unknown>;
 
@@ -123,14 +124,6 @@ function validate(args: string[]): number {
   const b = res.bundle;
   print({ ok: true, nodes: b.graph.nodes.length, edges: b.graph.edges.length, records: b.records.length, ...bundleWarnings(b) });
   return 0;
-}
-
-async function openMigratedDb() {
-  const { openDb } = await import("../lib/db");
-  const { migrate } = await import("../lib/db/migrate");
-  const handle = openDb();
-  await migrate(handle.url);
-  return handle;
 }
 
 let progressShown = false;

@@ -28,6 +28,13 @@ export async function parseBody<T extends z.ZodType>(req: Request, schema: T): P
   return r.data;
 }
 
+/** Parse a route's query string; a Response (400 naming the first bad parameter) when it does not fit the schema. */
+export function parseQuery<T extends z.ZodType>(req: Request, schema: T): z.infer<T> | Response {
+  const parsed = schema.safeParse(Object.fromEntries(new URL(req.url).searchParams));
+  if (!parsed.success) return Response.json({ error: `${parsed.error.issues[0].path.join(".") || "query"}: ${parsed.error.issues[0].message}` }, { status: 400 });
+  return parsed.data;
+}
+
 /** Map a thrown error to a Response (WorkflowError keeps its status and field errors). */
 export function errorResponse(e: unknown): Response {
   if (e instanceof ReplayRunError) {

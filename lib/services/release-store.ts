@@ -60,20 +60,26 @@ export async function createStoredRelease(db: Db, filter: ReleaseFilter, o: { di
   return { name, dir: final, manifest };
 }
 
+/** A stored release's folder and manifest, or null (a bad name, no folder, an unreadable manifest). */
+function storedRelease(name: string, dir: string): { root: string; m: ReleaseManifest } | null {
+  if (!RELEASE_NAME.test(name)) return null;
+  const root = path.join(dir, name);
+  try {
+    return { root, m: readReleaseManifest(root) };
+  } catch {
+    return null;
+  }
+}
+
 /**
  * One file of a stored release, for download: only manifest.json, SHA256SUMS and the files the
  * manifest lists (so no path outside the release can be asked for).
  * @returns the bytes and a content type, or null when there is no such release or file
  */
 export function readReleaseFile(name: string, rel: string, dir = releasesDir()): { bytes: Buffer; contentType: string } | null {
-  if (!RELEASE_NAME.test(name)) return null;
-  const root = path.join(dir, name);
-  let m: ReleaseManifest;
-  try {
-    m = readReleaseManifest(root);
-  } catch {
-    return null;
-  }
+  const stored = storedRelease(name, dir);
+  if (!stored) return null;
+  const { root, m } = stored;
   const allowed = rel === MANIFEST_FILE || rel === SHA256SUMS_FILE || m.files.some((f) => f.path === rel);
   if (!allowed) return null;
   const bytes = readFileSync(path.join(root, rel));
@@ -89,14 +95,9 @@ export function readReleaseFile(name: string, rel: string, dir = releasesDir()):
  * @returns a readable byte stream (application/gzip), or null when there is no such release
  */
 export function releaseArchive(name: string, dir = releasesDir()): Readable | null {
-  if (!RELEASE_NAME.test(name)) return null;
-  const root = path.join(dir, name);
-  let m: ReleaseManifest;
-  try {
-    m = readReleaseManifest(root);
-  } catch {
-    return null;
-  }
+  const stored = storedRelease(name, dir);
+  if (!stored) return null;
+  const { root, m } = stored;
   const files = [MANIFEST_FILE, SHA256SUMS_FILE, ...m.files.map((f) => f.path)].filter((f, i, all) => all.indexOf(f) === i && existsSync(path.join(root, f)));
   const tar = tarPack();
   const gz = tar.pipe(createGzip());

@@ -1,6 +1,5 @@
-import { bundleIdFromParam } from "@/lib/case-links";
-import { viewerForRequest } from "@/lib/session";
-import { findCaseIdFor, getDb } from "@/lib/db";
+import { caseRoute } from "@/lib/api";
+import { getDb } from "@/lib/db";
 import { SymptomsUnavailable, windowedSymptomNode, windowedSymptomsFor } from "@/lib/services/symptoms-case";
 
 export const dynamic = "force-dynamic";
@@ -13,12 +12,10 @@ export const dynamic = "force-dynamic";
  * 413 for a case over SYMTRACE_SYMPTOMS_MAX_NODES, 404 for an unknown case; `{error}` each.
  */
 export async function GET(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
-  const v = await viewerForRequest(req);
-  if (v instanceof Response) return v;
-  const bundleId = bundleIdFromParam((await ctx.params).caseId);
+  const r = await caseRoute(req, ctx.params);
+  if (r instanceof Response) return r;
+  const { viewer: v, caseId } = r;
   const db = getDb();
-  const caseId = await findCaseIdFor(db, v, { bundleId });
-  if (!caseId) return Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
   const node = new URL(req.url).searchParams.get("node");
   try {
     return Response.json(node ? await windowedSymptomNode(db, v, caseId, node) : await windowedSymptomsFor(db, v, caseId));

@@ -1,3 +1,4 @@
+import { parseQuery } from "@/lib/api";
 import { z } from "zod";
 import { getDb, getExperiment, listExperimentAttempts, ATTEMPT_STATUSES } from "@/lib/db";
 import { experimentCsv } from "@/lib/services/experiments/run";
@@ -21,17 +22,17 @@ const q = z.object({
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
-  const parsed = q.safeParse(Object.fromEntries(new URL(req.url).searchParams));
-  if (!parsed.success) return Response.json({ error: `${parsed.error.issues[0].path.join(".") || "query"}: ${parsed.error.issues[0].message}` }, { status: 400 });
+  const query = parseQuery(req, q);
+  if (query instanceof Response) return query;
   const id = (await ctx.params).id;
   const db = getDb();
-  if (parsed.data.format === "csv") {
+  if (query.format === "csv") {
     const csv = await experimentCsv(db, id, "attempts");
     if (csv === null) return Response.json({ error: "no such experiment" }, { status: 404 });
     return new Response(csv, { headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="experiment-${id}-attempts.csv"` } });
   }
   if (!(await getExperiment(db, id))) return Response.json({ error: "no such experiment" }, { status: 404 });
-  const f = parsed.data;
+  const f = query;
   const attempts = await listExperimentAttempts(db, id, { method: f.method, mas: f.mas, primaryCategory: f.category, status: f.status, caseBundleId: f.case });
   return Response.json({ attempts });
 }

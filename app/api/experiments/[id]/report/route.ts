@@ -1,3 +1,4 @@
+import { parseQuery } from "@/lib/api";
 import { z } from "zod";
 import { EXPERIMENT_TABLES } from "@/lib/experiments";
 import { getDb } from "@/lib/db";
@@ -16,13 +17,13 @@ const q = z.object({ format: z.enum(["json", "csv"]).default("json"), table: z.e
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
-  const parsed = q.safeParse(Object.fromEntries(new URL(req.url).searchParams));
-  if (!parsed.success) return Response.json({ error: `${parsed.error.issues[0].path.join(".") || "query"}: ${parsed.error.issues[0].message}` }, { status: 400 });
+  const query = parseQuery(req, q);
+  if (query instanceof Response) return query;
   const id = (await ctx.params).id;
-  if (parsed.data.format === "csv") {
-    const csv = await experimentCsv(getDb(), id, parsed.data.table);
+  if (query.format === "csv") {
+    const csv = await experimentCsv(getDb(), id, query.table);
     if (csv === null) return Response.json({ error: "no such experiment" }, { status: 404 });
-    return new Response(csv, { headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="experiment-${id}-${parsed.data.table}.csv"` } });
+    return new Response(csv, { headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="experiment-${id}-${query.table}.csv"` } });
   }
   const r = await getExperimentReport(getDb(), id);
   if (!r) return Response.json({ error: "no such experiment" }, { status: 404 });

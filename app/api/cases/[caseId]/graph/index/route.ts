@@ -1,6 +1,5 @@
-import { bundleIdFromParam } from "@/lib/case-links";
-import { viewerForRequest } from "@/lib/session";
-import { findCaseIdFor, getDb, getGraphIndex } from "@/lib/db";
+import { caseRoute } from "@/lib/api";
+import { getDb, getGraphIndex } from "@/lib/db";
 
 export const dynamic = "force-dynamic";
 
@@ -11,13 +10,9 @@ export const dynamic = "force-dynamic";
  * (JSON array of the lanes' agents, URI-encoded).
  */
 export async function GET(req: Request, ctx: { params: Promise<{ caseId: string }> }) {
-  const v = await viewerForRequest(req);
-  if (v instanceof Response) return v;
-  const bundleId = bundleIdFromParam((await ctx.params).caseId);
-  const db = getDb();
-  const caseId = await findCaseIdFor(db, v, { bundleId });
-  if (!caseId) return Response.json({ error: `no case "${bundleId}"` }, { status: 404 });
-  const ix = await getGraphIndex(db, { caseId });
+  const r = await caseRoute(req, ctx.params);
+  if (r instanceof Response) return r;
+  const ix = await getGraphIndex(getDb(), { caseId: r.caseId });
   const body = new Uint8Array(ix.count * 2);
   body.set(ix.lane, 0);
   body.set(ix.flags, ix.count);
