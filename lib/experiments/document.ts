@@ -14,20 +14,46 @@ export interface ExperimentDocumentInput {
   methods: string[];
   settings: { attempts: number; seed: number; fake?: string | null };
   cases: ReadonlyArray<{ bundleId: string; mas: string; primaryCategory: string | null }>;
-  attempts: ReadonlyArray<{
-    caseBundleId: string;
-    mas: string;
-    primaryCategory: string | null;
-    method: string;
-    attempt: number;
-    status: string;
-    passed: boolean | null;
-    reproduced: boolean | null;
-    calls: number;
-    auxCalls: number;
-    tokens: { total: number } | number;
-    auxTokens?: number;
-  }>;
+  attempts: ReadonlyArray<StoredAttempt>;
+}
+
+/** An attempt as stored or written to a document (lib/db ExperimentAttemptView has these fields). */
+export interface StoredAttempt {
+  caseBundleId: string;
+  mas: string;
+  primaryCategory: string | null;
+  method: string;
+  attempt: number;
+  status: string;
+  passed: boolean | null;
+  reproduced: boolean | null;
+  calls: number;
+  auxCalls: number;
+  tokens: { total: number } | number;
+  auxTokens?: number;
+}
+
+/**
+ * A stored attempt as the statistics take it; queued/running attempts (no outcome yet) are null.
+ * `auxTokens` is capped at the attempt's tokens.
+ */
+export function attemptRecordOf(a: StoredAttempt): AttemptRecord | null {
+  if (a.status === "queued" || a.status === "running") return null;
+  const total = typeof a.tokens === "number" ? a.tokens : a.tokens.total;
+  return {
+    caseId: a.caseBundleId,
+    mas: a.mas,
+    primaryCategory: a.primaryCategory,
+    method: a.method,
+    attempt: a.attempt,
+    status: a.status as AttemptRecord["status"],
+    passed: a.passed,
+    reproduced: a.reproduced,
+    calls: a.calls,
+    auxCalls: a.auxCalls,
+    tokens: total,
+    auxTokens: Math.min(a.auxTokens ?? 0, total),
+  };
 }
 
 /**
@@ -37,25 +63,7 @@ export interface ExperimentDocumentInput {
  * @throws RangeError from summarizeExperiment naming a bad attempt field
  */
 export function reportOfDocument(doc: ExperimentDocumentInput): ExperimentReport {
-  const records: AttemptRecord[] = doc.attempts
-    .filter((a) => a.status !== "queued" && a.status !== "running")
-    .map((a) => {
-      const total = typeof a.tokens === "number" ? a.tokens : a.tokens.total;
-      return {
-        caseId: a.caseBundleId,
-        mas: a.mas,
-        primaryCategory: a.primaryCategory,
-        method: a.method,
-        attempt: a.attempt,
-        status: a.status as AttemptRecord["status"],
-        passed: a.passed,
-        reproduced: a.reproduced,
-        calls: a.calls,
-        auxCalls: a.auxCalls,
-        tokens: total,
-        auxTokens: Math.min(a.auxTokens ?? 0, total),
-      };
-    });
+  const records = doc.attempts.map(attemptRecordOf).filter((r): r is AttemptRecord => r !== null);
   return summarizeExperiment({
     experiment: doc.experiment,
     cases: doc.cases.map((c) => ({ caseId: c.bundleId, mas: c.mas, primaryCategory: c.primaryCategory })),

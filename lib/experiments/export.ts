@@ -5,27 +5,16 @@
 import type { TableRows } from "../stats";
 import { methodLabel } from "./methods";
 import { ALL } from "./report";
-import type { AttemptStatus, ExperimentReport, RateCI } from "./types";
+import type { AttemptRecord, ExperimentReport, RateCI } from "./types";
 
 /** Table names, in page order; each is one CSV (`/experiments/<id>/export?format=csv&table=<name>`). */
 export const EXPERIMENT_TABLES = ["settings", "reproduction", "repair", "comparisons", "efficiency", "attempts"] as const;
 export type ExperimentTable = (typeof EXPERIMENT_TABLES)[number];
 
 /** One attempt as the page lists it (lib/db's attempt view maps onto this). */
-export interface AttemptListItem {
+export interface AttemptListItem extends Omit<AttemptRecord, "caseId" | "auxTokens"> {
   id: string;
   caseBundleId: string;
-  mas: string;
-  primaryCategory: string | null;
-  method: string;
-  attempt: number;
-  /** final statuses, or "queued" / "running" while the experiment runs */
-  status: AttemptStatus | "queued" | "running";
-  passed: boolean | null;
-  reproduced: boolean | null;
-  calls: number;
-  auxCalls: number;
-  tokens: number;
   /** bundle id of the attempt's recording, when stored */
   bundleId: string | null;
   anchorNodeId: string | null;

@@ -31,8 +31,8 @@ export {
 } from "./stats";
 export type { PairedDiff } from "./stats";
 export { ALL, NO_CATEGORY, summarizeExperiment, toCliObject } from "./report";
-export { reportOfDocument } from "./document";
-export type { ExperimentDocumentInput } from "./document";
+export { attemptRecordOf, reportOfDocument } from "./document";
+export type { ExperimentDocumentInput, StoredAttempt } from "./document";
 export { METHOD_LABELS, TASK_LEVEL_METHODS, methodLabel, methodLevel } from "./methods";
 export { DEFAULT_MARS_SETTINGS, MARS_REPORT_NOTE, marsSettingsLine, resolveMarsSettings } from "./mars";
 export type { MarsJudgeSetting, MarsSettings } from "./mars";

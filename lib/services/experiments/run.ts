@@ -13,7 +13,7 @@
  * A finished experiment never changes: its report is computed once and stored with it
  * (Experiment.reportJson); re-running means creating a new experiment.
  */
-import { EXPERIMENT_TABLES, marsSettingsLine, summarizeExperiment, tableToCsv, toCliObject, experimentTable, type AttemptListItem, type AttemptRecord, type ExperimentReport, type ExperimentTable } from "../../experiments";
+import { attemptRecordOf, EXPERIMENT_TABLES, marsSettingsLine, summarizeExperiment, tableToCsv, toCliObject, experimentTable, type AttemptListItem, type AttemptRecord, type ExperimentReport, type ExperimentTable } from "../../experiments";
 import {
   createExperiment,
   ExperimentError,
@@ -109,37 +109,14 @@ export async function cancelExperimentRun(db: Db, experimentId: string, actor?: 
 
 /** An attempt row as the statistics take it (lib/experiments AttemptRecord). Queued/running rows are left out. */
 export function toAttemptRecord(a: ExperimentAttemptView): AttemptRecord | null {
-  if (a.status === "queued" || a.status === "running") return null;
-  return {
-    caseId: a.caseBundleId,
-    mas: a.mas,
-    primaryCategory: a.primaryCategory,
-    method: a.method,
-    attempt: a.attempt,
-    status: a.status,
-    passed: a.passed,
-    reproduced: a.reproduced,
-    calls: a.calls,
-    auxCalls: a.auxCalls,
-    tokens: a.tokens.total,
-    auxTokens: Math.min(a.auxTokens ?? 0, a.tokens.total),
-  };
+  return attemptRecordOf(a);
 }
 
 /** An attempt row as the page lists it (lib/experiments AttemptListItem). */
 export function toAttemptListItem(a: ExperimentAttemptView): AttemptListItem {
+  const { id, caseBundleId, mas, primaryCategory, method, attempt, status, passed, reproduced, calls, auxCalls } = a;
   return {
-    id: a.id,
-    caseBundleId: a.caseBundleId,
-    mas: a.mas,
-    primaryCategory: a.primaryCategory,
-    method: a.method,
-    attempt: a.attempt,
-    status: a.status,
-    passed: a.passed,
-    reproduced: a.reproduced,
-    calls: a.calls,
-    auxCalls: a.auxCalls,
+    id, caseBundleId, mas, primaryCategory, method, attempt, status, passed, reproduced, calls, auxCalls,
     tokens: a.tokens.total,
     bundleId: a.bundleId,
     anchorNodeId: a.anchorNodeId,
