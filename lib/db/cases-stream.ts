@@ -15,7 +15,7 @@ import type { BundleSource, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
 import { prepareRowInsert, providerOfDb, type Db } from "./client";
 import { CaseConflictError, type ImportStatus } from "./cases";
-import { caseRowId as rowId, edgeToRow, nodeToRow, recordToRow } from "./mappers";
+import { caseRowId as rowId, edgeToRow, nodeToRow, recordToRow, referenceLabelRows } from "./mappers";
 import type { BundleEdge, BundleNode, BoundaryRecord } from "../bundle";
 
 /** The bundle is invalid: nothing was written. */
@@ -165,17 +165,7 @@ export async function importCaseStream(
         });
         if (labels.length) {
           await tx.referenceLabel.createMany({
-            data: labels.map((l, idx) => ({
-              caseId,
-              idx,
-              source: l.source,
-              annotator: l.annotator,
-              nodeId: l.nodeId ?? null,
-              agent: l.agent ?? null,
-              reason: l.reason ?? null,
-              failureModesJson: JSON.stringify(l.failureModes ?? []),
-              extraJson: JSON.stringify(l.extra ?? {}),
-            })),
+            data: referenceLabelRows(caseId, labels),
           });
         }
         await tx.auditEvent.create({

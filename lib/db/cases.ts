@@ -8,7 +8,7 @@ import { canonicalBenchmark } from "../importers/benchmark-name";
 import { nodeTimingOf, type NodeTiming } from "../layout/timing";
 import { IMPORT_WARNINGS_KEY, nodeImportWarningsOf } from "../layout/warnings";
 import { prepareRowInsert, providerOfDb, type Db } from "./client";
-import { bundleHeader, caseRowId, edgeToRow, nodeToRow, recordToRow, rowsToBundle } from "./mappers";
+import { bundleHeader, caseRowId, edgeToRow, nodeToRow, recordToRow, referenceLabelRows, rowsToBundle } from "./mappers";
 
 export type ImportStatus = "imported" | "skipped" | "replaced";
 
@@ -132,17 +132,7 @@ export async function importCase(
       await insertRows(db, tx, pg, "BoundaryRecord", RECORD_COLS, recordRows, 200);
       if (labels.length) {
         await tx.referenceLabel.createMany({
-          data: labels.map((l, idx) => ({
-            caseId: c.id,
-            idx,
-            source: l.source,
-            annotator: l.annotator,
-            nodeId: l.nodeId ?? null,
-            agent: l.agent ?? null,
-            reason: l.reason ?? null,
-            failureModesJson: JSON.stringify(l.failureModes ?? []),
-            extraJson: JSON.stringify(l.extra ?? {}),
-          })),
+          data: referenceLabelRows(c.id, labels),
         });
       }
       await tx.auditEvent.create({
@@ -404,18 +394,7 @@ export async function nodeTimings(db: Db, caseId: string, rows_?: { from: number
     },
     select: { nodeId: true, contentJson: true },
   });
-  const out = new Map<string, NodeTiming>();
-  for (const r of rows) {
-    let content: unknown;
-    try {
-      content = JSON.parse(r.contentJson);
-    } catch {
-      continue;
-    }
-    const t = nodeTimingOf(content);
-    if (t) out.set(r.nodeId, t);
-  }
-  return out;
+  return readContents(rows, nodeTimingOf);
 }
 
 /**
@@ -429,18 +408,7 @@ export async function nodeImportWarnings(db: Db, caseId: string, rows_?: { from:
     where: { caseId, ...(rows_ ? { orderIndex: { gte: rows_.from, lt: rows_.to } } : {}), contentJson: { contains: IMPORT_WARNINGS_KEY } },
     select: { nodeId: true, contentJson: true },
   });
-  const out = new Map<string, string[]>();
-  for (const r of rows) {
-    let content: unknown;
-    try {
-      content = JSON.parse(r.contentJson);
-    } catch {
-      continue;
-    }
-    const w = nodeImportWarningsOf(content);
-    if (w) out.set(r.nodeId, w);
-  }
-  return out;
+  return readContents(rows, nodeImportWarningsOf);
 }
 
 /**
@@ -497,4 +465,20 @@ export async function listReferenceLabels(db: Db, o: { caseId: string }) {
 export async function getCaseBundleHash(db: Db, o: { caseId: string }): Promise<string | null> {
   const c = await db.case.findUnique({ where: { id: o.caseId }, select: { bundleHash: true } });
   return c?.bundleHash ?? null;
+}
+
+/** `read(content)` of each stored node content, by node id, where it gives something (unparseable content is skipped). */
+function readContents<T>(rows: ReadonlyArray<{ nodeId: string; contentJson: string }>, read: (content: unknown) => T | null | undefined): Map<string, T> {
+  const out = new Map<string, T>();
+  for (const r of rows) {
+    let content: unknown;
+    try {
+      content = JSON.parse(r.contentJson);
+    } catch {
+      continue;
+    }
+    const v = read(content);
+    if (v) out.set(r.nodeId, v);
+  }
+  return out;
 }

@@ -4,6 +4,7 @@
  * comes back, so an exported bundle re-imports to the same hashes and the same bundleHash.
  */
 import type { BoundaryRecord, BundleEdge, BundleNode, ReplayBundle } from "../bundle";
+import type { ReferenceLabel } from "../importers/types";
 
 type Obj = Record<string, unknown>;
 
@@ -125,4 +126,19 @@ export function rowsToBundle(
     order,
     records: records.map(rowToRecord),
   } as ReplayBundle;
+}
+
+/** The ReferenceLabel rows of a case's dataset labels, in order (both importers: in memory and streamed). */
+export function referenceLabelRows(caseId: string, labels: readonly ReferenceLabel[]) {
+  return labels.map((l, idx) => ({
+    caseId,
+    idx,
+    source: l.source,
+    annotator: l.annotator,
+    nodeId: l.nodeId ?? null,
+    agent: l.agent ?? null,
+    reason: l.reason ?? null,
+    failureModesJson: JSON.stringify(l.failureModes ?? []),
+    extraJson: JSON.stringify(l.extra ?? {}),
+  }));
 }
