@@ -21,9 +21,9 @@
  * Everything in a response is deterministic (ids are `chatcmpl-scripted-<n>` and
  * `call_<n>_<i>`, `created` is a fixed epoch + n), so recorded responses are byte-stable.
  */
+import { listenOnLoopback } from "./listen";
 import http from "node:http";
 import { text as readText } from "node:stream/consumers";
-import type { AddressInfo } from "node:net";
 
 /** One tool call as it appears in an assistant message (OpenAI wire shape). */
 export interface ChatToolCall {
@@ -238,11 +238,7 @@ export async function startScriptedOpenAI(opts: ScriptedOpenAIOptions): Promise<
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, opts.port ?? 0);
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,

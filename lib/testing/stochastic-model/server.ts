@@ -24,8 +24,8 @@
  * `{ error: { message } }` naming the bad field; 404 for an unknown route or an unknown
  * `previous_response_id`.
  */
+import { listenOnLoopback } from "../listen";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { text as readText } from "node:stream/consumers";
 import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
@@ -202,11 +202,7 @@ export async function startStochasticModel(opts: StochasticModelOptions = {}): P
     });
   });
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(opts.port ?? 0, "127.0.0.1", () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const port = await listenOnLoopback(server, opts.port ?? 0);
   return {
     url: `http://127.0.0.1:${port}/v1`,
     origin: `http://127.0.0.1:${port}`,
