@@ -9,10 +9,9 @@
  */
 import { ReplaySession, TargetError, type BoundarySession, type DivergenceReport, type Step } from "../../replay";
 import { startBoundaryProxy, type BoundaryProxy, type ProxyStop } from "../../../proxy";
-import { runnerEnv } from "../runners";
 import { defaultId, limitOf, oneLine, type ProgressEmitter, type Rec } from "./helpers";
-import { masEnv, runMasProcess } from "./process";
-import type { MasProcess, MasRunResult, ReplayFailureKind, ReplayRunDetails, ReplayRunOptions, ReplayRunResult, ReplayRunSpec } from "./types";
+import { superviseMas } from "./process";
+import type { MasProcess, ReplayFailureKind, ReplayRunDetails, ReplayRunOptions, ReplayRunResult, ReplayRunSpec } from "./types";
 
 /** Run a native replay (see the module doc). Throws only for internal errors (the caller maps them to `failed`). */
 export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, details: ReplayRunDetails, progress: ProgressEmitter): Promise<ReplayRunResult> {
@@ -68,9 +67,7 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
   };
 
   let stop: ProxyStop | null = null;
-  let mas: MasProcess | null = null;
-  let cancelled = false;
-  let timedOut = false;
+  const holder: { mas: MasProcess | null } = { mas: null };
   const replayCfg = source.config.replay as Rec | null | undefined;
   const proxy: BoundaryProxy = await startBoundaryProxy({
     session: watched,
@@ -82,36 +79,23 @@ export async function runNative(spec: ReplayRunSpec, opts: ReplayRunOptions, det
     defaultModel: spec.model ?? source.config.model ?? undefined,
     onStop: (s) => {
       stop = s;
-      mas?.stop();
+      holder.mas?.stop();
     },
   });
-  const onAbort = () => {
-    cancelled = true;
-    mas?.stop();
-  };
   const limit = limitOf(spec.timeoutMs);
-  let timer: NodeJS.Timeout | null = null;
-  let run: MasRunResult;
-  try {
-    const base = runner ? runnerEnv(runner, source.config.runner?.env) : {};
-    const extra: Record<string, string> = { ...base, ...(spec.env ?? {}), ...(spec.model ? { SYMTRACE_MODEL: spec.model } : {}) };
-    mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, source.task.prompt, extra, spec.env?.OPENAI_API_KEY, proxy), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
-    if (opts.signal?.aborted) onAbort();
-    else opts.signal?.addEventListener("abort", onAbort, { once: true });
-    if (limit !== null) {
-      timer = setTimeout(() => {
-        timedOut = true;
-        mas?.stop();
-      }, limit);
-    }
-    run = await mas.done;
-    if (cancelled || timedOut) mas.kill(); // nothing of the process group may outlive the run
-    else await proxy.idle();
-  } finally {
-    opts.signal?.removeEventListener("abort", onAbort);
-    if (timer) clearTimeout(timer);
-    await proxy.close();
-  }
+  const { run, cancelled, timedOut } = await superviseMas({
+    command,
+    runner,
+    runnerBundleEnv: source.config.runner?.env,
+    env: spec.env,
+    model: spec.model,
+    prompt: source.task.prompt,
+    cwd: spec.cwd,
+    proxy,
+    signal: opts.signal,
+    limit,
+    holder,
+  });
   details.masExitCode = run.exitCode;
   details.masSignal = run.signal;
   details.final = run.final;

@@ -4,6 +4,9 @@
  * finalOf), and the environment of a MAS behind the recording/replay proxy (masEnv).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { performance } from "node:perf_hooks";
+import type { BoundaryProxy } from "../../../proxy";
+import { runnerEnv, type RegisteredRunner } from "../runners";
 import type { MasProcess, MasRunResult } from "./types";
 
 /** Last stdout line that is a JSON object with a `final` key. */
@@ -84,4 +87,60 @@ export function masEnv(proxyUrl: string, toolUrl: string, task: string, extra: R
     ANTHROPIC_API_KEY: extra.ANTHROPIC_API_KEY || process.env.ANTHROPIC_API_KEY || "symtrace-local",
     ...(task ? { SYMTRACE_TASK: task } : {}),
   };
+}
+
+/**
+ * One MAS run under the boundary proxy, for a replay and a recording alike: the MAS started with
+ * the proxy's URLs (a registered runner's environment and folder, else the command's), stopped on
+ * `signal` or after `limit` ms, killed whole when stopped (nothing of the process group outlives
+ * the run), the proxy drained when it ended by itself, and closed in every case. `holder.mas` is
+ * the running process, for a caller that must stop it from elsewhere (the replay's divergence stop).
+ * @returns the process result, whether it was cancelled or timed out, and its wall time in ms
+ */
+export async function superviseMas(o: {
+  command: string[];
+  runner: RegisteredRunner | null;
+  /** The bundle's runner environment (kept only where the runner allows). */
+  runnerBundleEnv?: Record<string, string> | null;
+  env?: Record<string, string>;
+  model?: string | null;
+  prompt: string;
+  cwd?: string;
+  proxy: BoundaryProxy;
+  signal?: AbortSignal;
+  limit: number | null;
+  holder: { mas: MasProcess | null };
+}): Promise<{ run: MasRunResult; cancelled: boolean; timedOut: boolean; masMs: number }> {
+  const { proxy, signal, limit, holder } = o;
+  let cancelled = false;
+  let timedOut = false;
+  const onAbort = () => {
+    cancelled = true;
+    holder.mas?.stop();
+  };
+  let timer: NodeJS.Timeout | null = null;
+  const t0 = performance.now();
+  try {
+    const base = o.runner ? runnerEnv(o.runner, o.runnerBundleEnv) : {};
+    const extra: Record<string, string> = { ...base, ...(o.env ?? {}), ...(o.model ? { SYMTRACE_MODEL: o.model } : {}) };
+    const mas = runMasProcess(o.command, masEnv(proxy.llmUrl, proxy.toolUrl, o.prompt, extra, o.env?.OPENAI_API_KEY, proxy), o.runner ? { cwd: o.runner.cwd, inheritEnv: false } : { cwd: o.cwd });
+    holder.mas = mas;
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener("abort", onAbort, { once: true });
+    if (limit !== null) {
+      timer = setTimeout(() => {
+        timedOut = true;
+        mas.stop();
+      }, limit);
+    }
+    const run = await mas.done;
+    const masMs = Math.round(performance.now() - t0);
+    if (cancelled || timedOut) mas.kill();
+    else await proxy.idle();
+    return { run, cancelled, timedOut, masMs };
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+    if (timer) clearTimeout(timer);
+    await proxy.close();
+  }
 }

@@ -9,14 +9,12 @@
  * (./runners.ts: only its allowed environment, its cwd). A bundle's own command is never taken
  * from bundle content here.
  */
-import { performance } from "node:perf_hooks";
 import type { ReplayBundle } from "../../bundle";
 import { RecordSession, type BoundarySession, type Step } from "../../replay";
 import { startBoundaryProxy, type BoundaryProxy } from "../../../proxy";
-import { runnerEnv, type RegisteredRunner } from "../runners";
+import type { RegisteredRunner } from "../runners";
 import { limitOf, oneLine } from "./helpers";
-import { masEnv, runMasProcess } from "./process";
-import type { MasProcess, MasRunResult } from "./types";
+import { superviseMas } from "./process";
 
 /** What to record. */
 export interface RecordRunSpec {
@@ -111,38 +109,22 @@ export async function recordRun(spec: RecordRunSpec, opts: RecordRunOptions = {}
     };
     emit("starting");
     const proxy: BoundaryProxy = await startBoundaryProxy({ session: watched, upstream: spec.upstream, toolUpstream: spec.toolUpstream ?? undefined, anthropicUpstream: spec.anthropicUpstream ?? undefined, mcpUpstream: spec.mcpUpstream ?? undefined });
-    let mas: MasProcess | null = null;
-    let cancelled = false;
-    let timedOut = false;
-    const onAbort = () => {
-      cancelled = true;
-      mas?.stop();
-    };
     const limit = limitOf(spec.timeoutMs);
-    let timer: NodeJS.Timeout | null = null;
-    let run: MasRunResult;
-    const t0 = performance.now();
-    try {
-      const base = runner ? runnerEnv(runner, spec.runnerBundleEnv) : {};
-      const extra: Record<string, string> = { ...base, ...(spec.env ?? {}), ...(spec.model ? { SYMTRACE_MODEL: spec.model } : {}) };
-      mas = runMasProcess(command, masEnv(proxy.llmUrl, proxy.toolUrl, spec.task.prompt, extra, spec.env?.OPENAI_API_KEY, proxy), runner ? { cwd: runner.cwd, inheritEnv: false } : { cwd: spec.cwd });
-      if (opts.signal?.aborted) onAbort();
-      else opts.signal?.addEventListener("abort", onAbort, { once: true });
-      if (limit !== null) {
-        timer = setTimeout(() => {
-          timedOut = true;
-          mas?.stop();
-        }, limit);
-      }
-      run = await mas.done;
-      masMs = Math.round(performance.now() - t0);
-      if (cancelled || timedOut) mas.kill();
-      else await proxy.idle();
-    } finally {
-      opts.signal?.removeEventListener("abort", onAbort);
-      if (timer) clearTimeout(timer);
-      await proxy.close();
-    }
+    const supervised = await superviseMas({
+      command,
+      runner,
+      runnerBundleEnv: spec.runnerBundleEnv,
+      env: spec.env,
+      model: spec.model,
+      prompt: spec.task.prompt,
+      cwd: spec.cwd,
+      proxy,
+      signal: opts.signal,
+      limit,
+      holder: { mas: null },
+    });
+    const { run, cancelled, timedOut } = supervised;
+    masMs = supervised.masMs;
     if (run.spawnError) return { status: "failed", kind: "spawn", error: `cannot start ${command[0]}: ${run.spawnError}`, liveCalls, masMs, stderrTail: run.stderrTail };
     if (cancelled) return { status: "cancelled", liveCalls, masMs };
     if (timedOut) return { status: "failed", kind: "timeout", error: `recording timed out after ${limit} ms (the MAS was stopped after ${liveCalls} live calls)`, liveCalls, masMs, stderrTail: run.stderrTail };
