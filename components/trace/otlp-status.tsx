@@ -1,12 +1,7 @@
+import type { OtlpIngestState } from "@/lib/otlp/state";
+
 /** The ingest state shown (lib/db getOtlpTraceState). */
-export interface OtlpTraceStateView {
-  pending: boolean;
-  lastReceivedAt: string;
-  assembledAt: string | null;
-  assembledSpans: number | null;
-  receivedSpans: number;
-  error: string | null;
-}
+export type OtlpTraceStateView = OtlpIngestState;
 
 /**
  * Live OTLP ingest notice on a case page (`otlp/<traceId>` received by the OTLP/HTTP receiver):

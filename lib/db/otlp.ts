@@ -11,6 +11,7 @@
  * cost ~8x more CPU (60 ms vs 7 ms for 512 spans, measured), which alone would cap the receiver
  * near 8,000 spans/s. On PostgreSQL: Prisma raw multi-row `INSERT ... ON CONFLICT`.
  */
+import type { OtlpIngestState } from "../otlp/state";
 import { randomUUID } from "node:crypto";
 import Database from "better-sqlite3";
 import { spansOfBody, type DecodedSpan, type SpanKey } from "../otlp/codec";
@@ -213,17 +214,8 @@ export async function releaseOtlpClaim(db: Db, traceId: string): Promise<void> {
   await db.otlpTrace.updateMany({ where: { traceId }, data: { claimedUntilMs: null } });
 }
 
-export interface OtlpTraceState {
+export interface OtlpTraceState extends OtlpIngestState {
   traceId: string;
-  /** Spans arrived since the last assembly (the case does not show them yet). */
-  pending: boolean;
-  /** ISO time of the latest received span. */
-  lastReceivedAt: string;
-  assembledAt: string | null;
-  assembledSpans: number | null;
-  /** Spans received (staged now plus those deleted by retention). */
-  receivedSpans: number;
-  error: string | null;
   /** ISO time the staged spans were deleted by retention, or null. */
   prunedAt: string | null;
 }

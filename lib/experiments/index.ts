@@ -2,20 +2,7 @@
  * lib/experiments: statistics of controlled repair experiments (pure; no React, Next.js, Prisma
  * or lib/db). See ./README.md for the rules and the paper sections they implement.
  */
-export type {
-  AttemptRecord,
-  AttemptStatus,
-  Comparison,
-  EfficiencyRow,
-  ExperimentCaseRef,
-  ExperimentReport,
-  ExperimentReportInput,
-  GroupRow,
-  MethodCell,
-  MethodLevel,
-  MethodSummary,
-  RateCI,
-} from "./types";
+export type * from "./types";
 export {
   DIFF_RESAMPLES,
   PAPER_DIFF_SEED,
