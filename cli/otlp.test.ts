@@ -3,23 +3,17 @@
  * CLI processes on a temp SQLite file): the key is printed once as `{"key": ...}`, is accepted by
  * the receiver until revoked, only its hash is stored; `otlp flush` assembles the received trace.
  */
-import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect, test } from "vitest";
+import { spawnSymtrace } from "../lib/testing/cli";
 import { hashApiKey, openDb, storeOtlpBatch, verifyApiKey } from "../lib/db";
 import { encodeProtobufRequest, indexProtobufRequest } from "../lib/otlp/codec";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 
 function cli(args: string[], dbUrl: string) {
-  const r = spawnSync(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", path.join(ROOT, "cli/symtrace.ts"), ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: dbUrl },
-    timeout: 120_000,
-  });
+  const r = spawnSymtrace(args, dbUrl);
   return { code: r.status, json: JSON.parse(r.stdout || "null") as Record<string, unknown> | null, stderr: r.stderr };
 }
 

@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, test, vi } from "vitest";
+import { spawnSymtrace } from "../lib/testing/cli";
 import { openDb } from "../lib/db";
 import { migrate } from "../lib/db/migrate";
 import { seedReleaseData } from "../lib/testing/release-seed";
@@ -16,12 +16,7 @@ const tmp = () => mkdtempSync(path.join(os.tmpdir(), "symtrace-release-cli-"));
 const newDb = () => "file:" + path.join(tmp(), "cli.db");
 
 function cli(args: string[], dbUrl: string) {
-  const r = spawnSync(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", path.join(ROOT, "cli/symtrace.ts"), ...args], {
-    cwd: ROOT,
-    encoding: "utf8",
-    env: { ...process.env, DATABASE_URL: dbUrl },
-    timeout: 120_000,
-  });
+  const r = spawnSymtrace(args, dbUrl);
   expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
   return { code: r.status, json: JSON.parse(r.stdout) as Record<string, unknown> & { errors?: Array<{ path: string; message: string }> } };
 }
