@@ -39,7 +39,7 @@ import { writeSyntheticBundleFile } from "../lib/bundle/synthetic-file";
 import { openDb } from "../lib/db/client";
 import { migrate } from "../lib/db/migrate";
 import { upsertUser } from "../lib/db/users";
-import { BENCH_USER, CHROMIUM_ARGS, ensureBuild, median, quantile, signInContext, startServer, stopServer, VIEWPORT, type Server } from "./bench-inspector";
+import { BENCH_USER, CHROMIUM_ARGS, ensureBuild, median, quantile, recordFrames, signInContext, startServer, stopServer, VIEWPORT, type Server } from "./bench-inspector";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SMOKE = process.env.BENCH_SMOKE === "1";
@@ -94,22 +94,7 @@ function probe(arg: { nodeId: string }) {
 }
 
 async function framesDuring(page: Page, drag: () => Promise<void>) {
-  await page.evaluate(() => {
-    const b = (window as unknown as { __big: { frames: number[] | null } }).__big;
-    const frames: number[] = [];
-    b.frames = frames;
-    let last = performance.now();
-    const loop = (t: number) => {
-      if (b.frames !== frames) return;
-      frames.push(t - last);
-      last = t;
-      requestAnimationFrame(loop);
-    };
-    requestAnimationFrame((t) => {
-      last = t;
-      requestAnimationFrame(loop);
-    });
-  });
+  await recordFrames(page, "__big");
   await drag();
   const frames = await page.evaluate(() => {
     const b = (window as unknown as { __big: { frames: number[] | null } }).__big;

@@ -360,10 +360,13 @@ async function panePoint(page: Page): Promise<{ x: number; y: number }> {
   return p;
 }
 
-async function measurePan(page: Page) {
-  const start = await panePoint(page);
-  await page.evaluate(() => {
-    const b = (window as unknown as { __bench: { frames: number[] | null } }).__bench;
+/**
+ * Start recording frame times into `window[global].frames` (one entry per animation frame, ms since
+ * the previous one) until that array is replaced.
+ */
+export async function recordFrames(page: Page, global: string) {
+  await page.evaluate((name) => {
+    const b = (window as unknown as Record<string, { frames: number[] | null }>)[name];
     const frames: number[] = [];
     b.frames = frames;
     let last = performance.now();
@@ -377,7 +380,12 @@ async function measurePan(page: Page) {
       last = t;
       requestAnimationFrame(loop);
     });
-  });
+  }, global);
+}
+
+async function measurePan(page: Page) {
+  const start = await panePoint(page);
+  await recordFrames(page, "__bench");
   await sleep(100);
   const t0 = performance.now();
   for (const dir of [-1, 1]) {
