@@ -1,24 +1,15 @@
-import { readFileSync } from "node:fs";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { parseJsonText, validateBundle } from "../bundle";
 import { AnnotationsFileError, exportAnnotations, importAnnotationsFile } from "./annotations-io";
-import { importCase } from "./cases";
 import type { DbHandle } from "./client";
+import { importGoldBundles } from "../testing/gold";
 import { freshTestDb } from "./test-db";
 
-const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
-const read = (p: string) => parseJsonText(readFileSync(path.join(SHARED, p), "utf8"));
 const C4 = "crewai/webarena_verified_hard_204/attempt_000";
 
 let h: DbHandle;
 beforeAll(async () => {
   h = await freshTestDb();
-  for (const c of ["c1", "c2", "c3", "c4"]) {
-    const r = validateBundle(read(`fixtures/bundles/gold-${c}.bundle.json`));
-    if (!r.ok) throw new Error("gold invalid");
-    await importCase(h.db, { bundle: r.bundle });
-  }
+  await importGoldBundles(h.db);
 }, 120_000);
 afterAll(async () => {
   await h?.db.$disconnect();

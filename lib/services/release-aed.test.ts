@@ -7,6 +7,7 @@ import { hashContent, parseJsonText, validateBundle, type ReplayBundle } from ".
 import { importCase } from "../db/cases";
 import type { DbHandle } from "../db/client";
 import { importAnnotationsFile } from "../db/annotations-io";
+import { importGoldBundles } from "../testing/gold";
 import { freshTestDb } from "../db/test-db";
 import { splitOf, validateAedRecord, type AedRecord } from "../release/aed";
 
@@ -56,11 +57,7 @@ let h: DbHandle;
 const out = mkdtempSync(path.join(os.tmpdir(), "symtrace-aed-"));
 beforeAll(async () => {
   h = await freshTestDb();
-  for (const c of ["c1", "c2", "c3", "c4"]) {
-    const r = validateBundle(read(`fixtures/bundles/gold-${c}.bundle.json`));
-    if (!r.ok) throw new Error("gold invalid");
-    await importCase(h.db, { bundle: r.bundle });
-  }
+  await importGoldBundles(h.db);
   const gold = read("fixtures/bundles/gold-annotations.json") as { cases: Array<{ caseId: string; final: Record<string, unknown> }> };
   const c1 = gold.cases.find((c) => c.caseId === C1)!;
   c1.final.correction = "Answer: Potash Markets - Clark Street";
