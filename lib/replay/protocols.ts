@@ -12,7 +12,7 @@
 import { anthropicHistoryCalls, anthropicInstructions, anthropicMessageCount, anthropicOutput, anthropicToolResults, appendAnthropicGuidance } from "./anthropic";
 import { embeddingsInputCount } from "./embeddings";
 import { appendGuidance as appendChatGuidance, assistantOf, streamEventsFor, type SseEvent } from "./openai";
-import { appendResponsesGuidance, responsesHistoryCalls, responsesInstructions, responsesMessageCount, responsesOutput, responsesToolResults } from "./responses";
+import { appendResponsesGuidance, parseArgs, responsesHistoryCalls, responsesInstructions, responsesMessageCount, responsesOutput, responsesToolResults } from "./responses";
 
 /** Protocols of LLM boundaries. */
 export const PROTOCOLS = ["openai-chat", "openai-responses", "anthropic-messages", "openai-embeddings", "unknown-route"] as const;
@@ -72,14 +72,6 @@ export interface ProtocolAdapter {
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function parseArgs(a: unknown): unknown {
-  if (typeof a !== "string") return a ?? {};
-  try {
-    return JSON.parse(a || "{}");
-  } catch {
-    return a;
-  }
-}
 
 const chatMessages = (r: unknown): unknown[] => (isRec(r) && Array.isArray(r.messages) ? r.messages : []);
 

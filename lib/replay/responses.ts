@@ -86,7 +86,12 @@ export interface ResponsesCall {
   args: unknown;
 }
 
-function parseArgs(a: unknown): unknown {
+/**
+ * Tool-call arguments as a value: the JSON text OpenAI sends parsed ("" = {}), text that is not
+ * JSON kept as text, an already structured value as it is (missing = {}). Shared by the chat
+ * adapter (protocols.ts).
+ */
+export function parseArgs(a: unknown): unknown {
   if (typeof a !== "string") return a ?? {};
   try {
     return JSON.parse(a || "{}");
