@@ -72,7 +72,6 @@ export interface ProtocolAdapter {
 type Rec = Record<string, unknown>;
 const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !Array.isArray(v);
 
-
 const chatMessages = (r: unknown): unknown[] => (isRec(r) && Array.isArray(r.messages) ? r.messages : []);
 
 function chatCalls(msg: unknown): ToolCallView[] {
