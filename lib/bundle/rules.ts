@@ -6,7 +6,32 @@
  * bundle (maps over the whole object vs typed arrays filled while reading).
  */
 import { MAX_JSON_DEPTH } from "./depth";
-import type { ValidationIssue } from "./validate";
+
+/** The rule a validation issue breaks (spec numbering in validate.ts). */
+export type ValidationRule =
+  | "schema"
+  | "format"
+  | "unique-node-id"
+  | "edge-endpoint"
+  | "acyclic"
+  | "order-complete"
+  | "order-linear-extension"
+  | "record-seq"
+  | "record-node"
+  | "record-order"
+  | "content-hash"
+  | "request-hash"
+  | "record-boundary-type"
+  | "depth";
+
+export interface ValidationIssue {
+  /** JSON path of the fault, e.g. `$.graph.nodes[4].contentHash`. */
+  path: string;
+  message: string;
+  rule: ValidationRule;
+  nodeId?: string;
+  seq?: number;
+}
 
 /** Node types a boundary record may sit on (rule 6); null = any (unknown boundary). */
 export function allowedNodeTypes(boundary: unknown): string[] | null {

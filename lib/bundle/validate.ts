@@ -16,32 +16,9 @@ import type { z } from "zod";
 import { BUNDLE_FORMAT, bundleSchema, type ReplayBundle } from "./schema";
 import { hashContent, hashRequest } from "./hash";
 import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
-import { allowedNodeTypes, issues } from "./rules";
+import { allowedNodeTypes, issues, type ValidationIssue } from "./rules";
 
-export type ValidationRule =
-  | "schema"
-  | "format"
-  | "unique-node-id"
-  | "edge-endpoint"
-  | "acyclic"
-  | "order-complete"
-  | "order-linear-extension"
-  | "record-seq"
-  | "record-node"
-  | "record-order"
-  | "content-hash"
-  | "request-hash"
-  | "record-boundary-type"
-  | "depth";
-
-export interface ValidationIssue {
-  /** JSON path of the fault, e.g. `$.graph.nodes[4].contentHash`. */
-  path: string;
-  message: string;
-  rule: ValidationRule;
-  nodeId?: string;
-  seq?: number;
-}
+export type { ValidationIssue, ValidationRule } from "./rules";
 
 export type ValidationResult =
   | { ok: true; bundle: ReplayBundle; issues: [] }
