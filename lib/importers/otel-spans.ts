@@ -94,36 +94,7 @@ export function traceToCase(trace: OtelTrace): TraceResult {
   const mark = (s: OtelSpan, text: string) => marks.set(s.id, [...(marks.get(s.id) ?? []), text]);
 
   // Tree: depth and start clamped to the parent's start (so the order is a linear extension).
-  // Breadth-first from the roots: no recursion, linear in the number of spans.
-  const children = new Map<string, OtelSpan[]>();
-  for (const s of spans) {
-    if (s.parentId === null) continue;
-    const list = children.get(s.parentId);
-    if (list) list.push(s);
-    else children.set(s.parentId, [s]);
-  }
-  const depth = new Map<string, number>();
-  const effStart = new Map<string, bigint>();
-  /** Spans parents first (breadth-first from the roots). */
-  const topo: OtelSpan[] = spans.filter((s) => s.parentId === null);
-  let clamped = 0;
-  for (const r of topo) {
-    depth.set(r.id, 0);
-    effStart.set(r.id, checked.start.get(r.id)!);
-  }
-  for (let i = 0; i < topo.length; i++) {
-    const p = topo[i];
-    for (const c of children.get(p.id) ?? []) {
-      depth.set(c.id, depth.get(p.id)! + 1);
-      let st = checked.start.get(c.id)!;
-      if (st < effStart.get(p.id)!) {
-        st = effStart.get(p.id)!;
-        clamped++;
-      }
-      effStart.set(c.id, st);
-      topo.push(c);
-    }
-  }
+  const { depth, effStart, topo, clamped } = spanTree(spans, checked.start);
   if (clamped > 0) notes.push(`${clamped} span(s) start before their parent: ordered at the parent's start`);
   // A span tree deeper than any agent run nests (a runaway recursion, a broken parent chain) is
   // reported with its depth, on the case and on the deepest span's node (issue 20 item 11).
@@ -635,4 +606,42 @@ function promptOf(
     return messageText(u) ?? asText(v);
   }
   return "";
+}
+
+/**
+ * The span tree, breadth-first from the roots (no recursion, linear in the number of spans): each
+ * span's depth and its start clamped to its parent's (so the observed order is a linear extension).
+ * @param start each span's own start (checkSpans)
+ * @returns depths, clamped starts, the spans parents first (`topo`) and how many starts were clamped
+ */
+function spanTree(spans: readonly OtelSpan[], start: ReadonlyMap<string, bigint>) {
+  const children = new Map<string, OtelSpan[]>();
+  for (const s of spans) {
+    if (s.parentId === null) continue;
+    const list = children.get(s.parentId);
+    if (list) list.push(s);
+    else children.set(s.parentId, [s]);
+  }
+  const depth = new Map<string, number>();
+  const effStart = new Map<string, bigint>();
+  const topo: OtelSpan[] = spans.filter((s) => s.parentId === null);
+  let clamped = 0;
+  for (const r of topo) {
+    depth.set(r.id, 0);
+    effStart.set(r.id, start.get(r.id)!);
+  }
+  for (let i = 0; i < topo.length; i++) {
+    const p = topo[i];
+    for (const c of children.get(p.id) ?? []) {
+      depth.set(c.id, depth.get(p.id)! + 1);
+      let st = start.get(c.id)!;
+      if (st < effStart.get(p.id)!) {
+        st = effStart.get(p.id)!;
+        clamped++;
+      }
+      effStart.set(c.id, st);
+      topo.push(c);
+    }
+  }
+  return { depth, effStart, topo, clamped };
 }
