@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { MIN_CASES_FOR_CI, bootstrapIntervalShown, landisKoch, variableRows, type AgreementReport, type AgreementTable, type SampleSizeWarning } from "@/lib/agreement";
+import { CATEGORIES, MIN_CASES_FOR_CI, bootstrapIntervalShown, landisKoch, variableRows, type AgreementReport, type AgreementTable, type SampleSizeWarning } from "@/lib/agreement";
 import { caseHref } from "@/lib/case-links";
 
 const f3 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(3));
@@ -150,7 +150,7 @@ export function PatternTable({ r }: { r: AgreementReport }) {
           </tr>
         </thead>
         <tbody className="font-mono">
-          {(["C1", "C2", "C3", "C4"] as const).map((c) => (
+          {CATEGORIES.map((c) => (
             <tr key={c}>
               <td className="pr-4 font-sans">{c}</td>
               <td>{f.added[c]}</td>

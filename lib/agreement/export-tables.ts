@@ -4,6 +4,7 @@
  * disagreement list and the MAD failure-mode table are passed in as the dashboard receives them.
  */
 import type { AgreementReport, VariableAgreement } from "./analyze";
+import { CATEGORIES } from "../annotation/protocol";
 import { landisKoch } from "./landis-koch";
 import { bootstrapIntervalShown, sampleSizeWarnings } from "./sample-size";
 
@@ -86,7 +87,7 @@ export function agreementTable(name: AgreementTable, x: AgreementTableInputs): T
       const f = r?.final;
       return {
         header: ["category", "added_by_adjudicator", "removed", "final_primary", "final_marginal"],
-        rows: f ? (["C1", "C2", "C3", "C4"] as const).map((c) => [c, f.added[c], f.removed[c], f.primary[c], f.marginal[c]]) : [],
+        rows: f ? CATEGORIES.map((c) => [c, f.added[c], f.removed[c], f.primary[c], f.marginal[c]]) : [],
       };
     }
     case "cohen":

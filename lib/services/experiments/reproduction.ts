@@ -21,6 +21,7 @@ import os from "node:os";
 import path from "node:path";
 import type { BundleNode, ReplayBundle } from "../../bundle";
 import { JUDGE_EVENT_CHARS, JUDGE_MAX_EVENTS, REPRODUCTION_JUDGE_SYSTEM_PROMPT } from "../../experiments/prompts";
+import { CATEGORIES } from "../../annotation/protocol";
 import { CATEGORY_MEANING, type Category } from "../../symptoms";
 import { evaluateReplay } from "../replay-evaluate";
 import { nodeText } from "../replay";
@@ -58,7 +59,7 @@ export class ReproductionReplyError extends Error {
   }
 }
 
-const CATS = new Set(["C1", "C2", "C3", "C4"]);
+const CATS: ReadonlySet<string> = new Set(CATEGORIES);
 
 /**
  * Parse the LLM judge's reply: exactly one JSON object (optionally inside one ```json fence)

@@ -3,12 +3,13 @@ import { caseRoute, errorResponse, parseBody } from "@/lib/api";
 import { getDb } from "@/lib/db";
 import { caseEarliestCheck } from "@/lib/services/symptoms-case";
 import { EarliestCheckError } from "@/lib/symptoms";
+import { CATEGORIES } from "@/lib/annotation";
 
 export const dynamic = "force-dynamic";
 
 const bodySchema = z.object({
   node: z.string().min(1, "choose a failure node"),
-  categories: z.array(z.enum(["C1", "C2", "C3", "C4"])).max(4),
+  categories: z.array(z.enum(CATEGORIES)).max(4),
   evidence: z.array(z.object({ nodeId: z.string().min(1), quote: z.string() })).max(200).default([]),
 });
 
