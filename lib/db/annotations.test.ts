@@ -1,25 +1,18 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { parseJsonText, type ReplayBundle } from "../bundle";
 import type { AnnotationFields, Viewer } from "../annotation";
-import type { DbHandle } from "./client";
 import { importCase } from "./cases";
 import { assignCases, finalizeCase, getCaseAnnotationsFor, removeAssignment, reopenAnnotation, saveDraft, submitInitial, WorkflowError } from "./annotations";
 import { upsertUser } from "./users";
-import { freshTestDb } from "./test-db";
+import { testDbPerFile } from "./test-db";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = parseJsonText(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8")) as ReplayBundle;
 
-let h: DbHandle;
+const h = testDbPerFile();
 let n = 0;
-beforeAll(async () => {
-  h = await freshTestDb();
-});
-afterAll(async () => {
-  await h.db.$disconnect();
-});
 
 const f = (over: Partial<AnnotationFields> = {}): AnnotationFields => ({
   categories: ["C2"],

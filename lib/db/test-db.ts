@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import { afterAll, beforeAll } from "vitest";
 import { openDb, type DbHandle } from "./client";
 import { migrate } from "./migrate";
 import { providerOf } from "./url";
@@ -33,4 +34,24 @@ export async function freshTestDb(): Promise<DbHandle> {
   const url = "file:" + path.join(dir, "test.db");
   await migrate(url);
   return openDb(url);
+}
+
+/**
+ * One fresh test database for the whole test file (vitest hooks): `h.db` is its client once the
+ * file's tests run; it is disconnected after them.
+ */
+export function testDbPerFile(): { readonly db: DbHandle["db"] } {
+  let handle: DbHandle | null = null;
+  beforeAll(async () => {
+    handle = await freshTestDb();
+  });
+  afterAll(async () => {
+    await handle?.db.$disconnect();
+  });
+  return {
+    get db() {
+      if (!handle) throw new Error("testDbPerFile: the database is open only inside the file's tests");
+      return handle.db;
+    },
+  };
 }

@@ -1,24 +1,18 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { parseJsonText, syntheticBundle, type ReplayBundle } from "../bundle";
 import { detectSymptoms, symptomLayer } from "../symptoms";
 import type { AnnotationFields, Viewer } from "../annotation";
-import { assignCases, importCase, saveDraft, submitInitial, upsertUser, type DbHandle } from "../db";
-import { freshTestDb } from "../db/test-db";
+import { assignCases, importCase, saveDraft, submitInitial, upsertUser } from "../db";
+import { testDbPerFile } from "../db/test-db";
 import { caseDetection, caseEarliestCheck, symptomLayerFor, warningsForFields, windowedSymptomNode, windowedSymptomsFor } from "./symptoms-case";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = parseJsonText(readFileSync(path.join(SHARED, "fixtures/bundles/gold-c2.bundle.json"), "utf8")) as ReplayBundle;
 
-let h: DbHandle;
+const h = testDbPerFile();
 let n = 0;
-beforeAll(async () => {
-  h = await freshTestDb();
-});
-afterAll(async () => {
-  await h.db.$disconnect();
-});
 async function user(roles: Viewer["roles"]): Promise<Viewer> {
   const u = await upsertUser(h.db, { email: `s${++n}-${Date.now()}@t.test`, roles, password: "password-123" });
   return { id: u.id, roles };
