@@ -73,6 +73,11 @@ export interface CreateExperimentInput {
   caseIds: string[];
   caseSet: { kind: "list" } | { kind: "filter"; filter: ExperimentCaseFilter };
   createdById?: string | null;
+  /**
+   * Who may claim its attempts: omitted/null = any worker; a name = only claims that pass the same
+   * `runner` (a test harness deciding outcomes itself; no app worker can race it).
+   */
+  runner?: string | null;
 }
 
 /** Counts per status. */
@@ -338,6 +343,7 @@ export async function createExperiment(db: Db, input: CreateExperimentInput): Pr
           maxCalls: settings.budget.maxCalls,
           maxTokens: settings.budget.maxTokens,
           createdById: input.createdById ?? null,
+          runner: input.runner ?? null,
         },
         select: { id: true },
       });
@@ -553,15 +559,17 @@ export type ClaimedAttempt = AttemptRow;
  * Claim one attempt for `owner` with a lease of `leaseMs`: a conditional update from `queued`, or
  * from `running` with an expired lease (its worker died; claims < MAX_ATTEMPT_CLAIMS). Exactly one
  * of any number of concurrent callers wins (SQLite or PostgreSQL). An attempt of an experiment that
- * is stopping or final is not claimed. The experiment becomes `running` on its first claim.
+ * is stopping or final is not claimed, nor one of an experiment reserved for another runner
+ * (`o.runner` must equal the experiment's `runner`; both null for ordinary workers). The
+ * experiment becomes `running` on its first claim.
  * @returns the claimed row, or null
  */
-export async function claimAttempt(db: Db, attemptId: string, owner: string, leaseMs: number): Promise<ClaimedAttempt | null> {
+export async function claimAttempt(db: Db, attemptId: string, owner: string, leaseMs: number, o: { runner?: string | null } = {}): Promise<ClaimedAttempt | null> {
   const now = new Date();
   const r = await db.experimentAttempt.updateMany({
     where: {
       id: attemptId,
-      experiment: { stopReason: null, status: { in: ["queued", "running"] } },
+      experiment: { stopReason: null, status: { in: ["queued", "running"] }, runner: o.runner ?? null },
       OR: [{ status: "queued" }, { status: "running", leaseExpiresAt: { lt: now }, claims: { lt: MAX_ATTEMPT_CLAIMS } }],
     },
     data: { status: "running", leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), claims: { increment: 1 }, startedAt: now, progressJson: "{}" },
@@ -574,16 +582,17 @@ export async function claimAttempt(db: Db, attemptId: string, owner: string, lea
 
 /**
  * Claim the oldest claimable attempt (queued, or running with an expired lease) of any running or
- * queued experiment — or of `experimentId` only.
+ * queued experiment — or of `experimentId` only — whose `runner` equals `o.runner` (null for
+ * ordinary workers: experiments reserved for a named runner are never theirs).
  * @returns the claimed row, or null when nothing is claimable
  */
-export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o: { experimentId?: string } = {}): Promise<ClaimedAttempt | null> {
+export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o: { experimentId?: string; runner?: string | null } = {}): Promise<ClaimedAttempt | null> {
   for (let round = 0; round < 10; round++) {
     const now = new Date();
     const candidates = await db.experimentAttempt.findMany({
       where: {
         ...(o.experimentId ? { experimentId: o.experimentId } : {}),
-        experiment: { stopReason: null, status: { in: ["queued", "running"] } },
+        experiment: { stopReason: null, status: { in: ["queued", "running"] }, runner: o.runner ?? null },
         OR: [{ status: "queued" }, { status: "running", leaseExpiresAt: { lt: now }, claims: { lt: MAX_ATTEMPT_CLAIMS } }],
       },
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
@@ -592,7 +601,7 @@ export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o
     });
     if (candidates.length === 0) return null;
     for (const c of candidates) {
-      const row = await claimAttempt(db, c.id, owner, leaseMs);
+      const row = await claimAttempt(db, c.id, owner, leaseMs, { runner: o.runner });
       if (row) return row;
     }
   }
@@ -790,13 +799,13 @@ export async function sweepExperiments(db: Db, now: Date = new Date()): Promise<
   return changed;
 }
 
-/** Ids of claimable attempts (queued, or running with an expired lease), oldest first — for re-sending queue jobs. */
+/** Ids of claimable attempts (queued, or running with an expired lease) of experiments any worker may run (runner null), oldest first — for re-sending queue jobs. */
 export async function listClaimableAttemptIds(db: Db, o: { experimentId?: string; olderThanMs?: number; take?: number } = {}): Promise<string[]> {
   const now = new Date();
   const rows = await db.experimentAttempt.findMany({
     where: {
       ...(o.experimentId ? { experimentId: o.experimentId } : {}),
-      experiment: { stopReason: null, status: { in: ["queued", "running"] } },
+      experiment: { stopReason: null, status: { in: ["queued", "running"] }, runner: null },
       OR: [
         { status: "queued", ...(o.olderThanMs ? { createdAt: { lt: new Date(now.getTime() - o.olderThanMs) } } : {}) },
         { status: "running", leaseExpiresAt: { lt: now }, claims: { lt: MAX_ATTEMPT_CLAIMS } },
