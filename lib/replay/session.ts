@@ -102,9 +102,11 @@ export type Step =
   | { kind: "substituted"; seq: number; nodeId: string; response: unknown; httpStatus: number }
   | { kind: "diverged"; report: DivergenceReport }
   /**
-   * Replay: the request equals a record whose recorded predecessors include another agent's call
-   * not served yet (it may still come: the agents run concurrently). Nothing was consumed; call
-   * `begin` again later, with `final: true` once the caller's wait is over (proxy: beginWhenReady).
+   * Replay: nothing was consumed; call `begin` again later, with `final: true` once the caller's
+   * wait is over (proxy: beginWhenReady). Either the request equals a record whose recorded
+   * predecessors include another agent's call not served yet (it may still come: the agents run
+   * concurrently), or it is the target and calls recorded before it are unserved (`seq` = the
+   * target's), or its record began after the target in the recording (`waitingFor` = [target seq]).
    */
   | { kind: "blocked"; seq: number; waitingFor: number[] }
   | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution }
@@ -325,7 +327,13 @@ interface RecInfo {
  * request, as it arrives:
  *   - live (after the target): forward, record as new nodes;
  *   - target (the mapped boundary's record is ready and the request is its, by content and agent
- *     — never by position alone; README "Target-mapping rule"): forward q ⊕ Δ live, stay live;
+ *     — never by position alone; README "Target-mapping rule"): forward q ⊕ Δ live, stay live.
+ *     A request equal to another unserved record is never the target; one matching no record is
+ *     the target only when its agent (`agentKeyOf`: header, name field / hand-off, else system
+ *     prompt) is the target's. While calls that began before the target in the recording are
+ *     unserved, the target is `blocked` (they are its prefix); a ready call that began after it is
+ *     `blocked` until the target went live (then it is live too). After the caller's wait
+ *     (`final`), both proceed (the target live, the later call served: a valid reordering);
  *   - else: serve the lowest-seq *ready* record (all recorded predecessors — calls that had
  *     completed before it began, order.ts — served) whose match hash equals hash(normalize(q))
  *     (after config.replay.masks and the renaming of client-invented ids, when the bundle needs
