@@ -68,7 +68,8 @@ function record(): ReplayBundle {
   };
   const end = (i: number) => s.complete(tickets[i], { response: RESPONSES[i], httpStatus: 200 });
   // O1 [0-1] W1 [2-5] G1 [3-4] E1 [6-7] W2 [8-10] E2 [9-11] G2 [12-13] O2 [14-15]
-  begin(0), end(0), begin(1), begin(2), end(2), end(1), begin(3), end(3), begin(4), begin(5), end(4), end(5), begin(6), end(6), begin(7), end(7);
+  const script: [(i: number) => void, number][] = [[begin, 0], [end, 0], [begin, 1], [begin, 2], [end, 2], [end, 1], [begin, 3], [end, 3], [begin, 4], [begin, 5], [end, 4], [end, 5], [begin, 6], [end, 6], [begin, 7], [end, 7]];
+  for (const [f, i] of script) f(i);
   return s.toBundle({ final: "Plan" });
 }
 
@@ -83,7 +84,11 @@ function reaches(b: ReplayBundle, from: string, to: string): boolean {
   while (stack.length) {
     const n = stack.pop()!;
     if (n === to) return true;
-    for (const e of b.graph.edges) if (e.kind === "data" && e.from === n && !seen.has(e.to)) (seen.add(e.to), stack.push(e.to));
+    for (const e of b.graph.edges) {
+      if (e.kind !== "data" || e.from !== n || seen.has(e.to)) continue;
+      seen.add(e.to);
+      stack.push(e.to);
+    }
   }
   return false;
 }
