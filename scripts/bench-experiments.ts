@@ -28,6 +28,7 @@ import { runExperimentCommand } from "../cli/experiment";
 import { buildCalibratedMas, REPO_ROOT } from "../lib/testing/calibrated/fast-mas";
 import { recordCalibratedFailures } from "../lib/testing/calibrated/record";
 import { startCalibratedWorld } from "../lib/testing/calibrated/world";
+import { goalFigure } from "./bench-goals";
 
 const GOAL_OVERHEAD = 0.2;
 const ALL_METHODS = "rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge";
@@ -156,6 +157,7 @@ export async function runExperimentsBench(): Promise<void> {
     const w = Math.max(...rows.map((r) => r[0].length));
     console.log(`experiment benchmark (calibrated world, ${cases} cases × ${methods.split(",").length} methods × k=${k}, node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg()[0].toFixed(1)})`);
     for (const [name, v] of rows) console.log(`  ${name.padEnd(w)}  ${v}`);
+    goalFigure({ item: 1, name: "experiment runner overhead (share of wall beyond MAS time / workers)", value: `${(overhead * 100).toFixed(1)}%`, goal: `< ${GOAL_OVERHEAD * 100}%`, met: overhead < GOAL_OVERHEAD, note: `MAS ${(masT.ms / 1000).toFixed(1)} s over ${masT.n} processes, wall ${(wallMs / 1000).toFixed(1)} s, ${workers} workers; counting evaluator + judge as work ${(overheadWithEval * 100).toFixed(1)}%` });
     console.log(
       JSON.stringify({
         bench: "experiments",

@@ -30,6 +30,7 @@ import { buildBundle, hashRequest, type NodeDraft, type RecordDraft } from "../l
 import { RECORDER_ID, RecordSession, ReplaySession, agentActionContent, fastHash, llmCallContent } from "../lib/replay";
 import { startScriptedOpenAI } from "../lib/testing/scripted-openai";
 import { startBoundaryProxy } from "../proxy";
+import { goalFigure } from "./bench-goals";
 
 const GOAL = 20_000;
 
@@ -188,6 +189,9 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
     ].join("\n") + "\n",
   );
   process.stdout.write(JSON.stringify(result) + "\n");
+  for (const r of rows) {
+    goalFigure({ item: 5, name: `replay matching / bare canonicalize + sha256 (${r.name.split(" ")[0]})`, value: `x${r.relativeToBareHash.toFixed(2)}`, goal: ">= 0.9x", met: r.relativeToBareHash >= 0.9, note: `${r.eventsPerSec}/s vs ${r.bareHashPerSec}/s, ${r.events} events` });
+  }
   return result;
 }
 
