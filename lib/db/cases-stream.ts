@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { BundleStreamResult, BundleStreamSink, ReplayBundle, ValidationIssue } from "../bundle";
 import type { BundleSource, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
-import { prepareRowInsert, providerOfDb, type Db } from "./client";
+import { prepareRowInsert, providerOfDb, rawSqliteOf, type Db } from "./client";
 import { CaseConflictError, type ImportStatus } from "./cases";
 import { caseRowId as rowId, edgeToRow, nodeToRow, recordToRow } from "./mappers";
 import type { BundleEdge, BundleNode, BoundaryRecord } from "../bundle";
@@ -127,6 +127,10 @@ export async function importCaseStream(
         const de = prepareRowInsert(db, "Edge", EDGE_COLS);
         const dr = prepareRowInsert(db, "BoundaryRecord", RECORD_COLS);
         const direct = dn && de && dr ? { node: dn, edge: de, record: dr } : null;
+        // First case of a fresh database: the row tables' secondary indexes are dropped now and
+        // built again after the bulk insert (one sort instead of a B-tree insert per row), inside
+        // this transaction, before anything reads through them.
+        const deferred = direct ? deferIndexesIfEmpty(db) : null;
         let nodes: unknown[][] = [];
         let edges: unknown[][] = [];
         let records: unknown[][] = [];
@@ -147,6 +151,7 @@ export async function importCaseStream(
           throw new StreamedBundleInvalidError(res.issues, res.moreIssues);
         }
         await flush(true);
+        deferred?.rebuild();
         await applyOrderFixes(tx, pg, caseId, res.orderFixes());
 
         const header = res.header as Record<string, unknown> & Pick<ReplayBundle, "id" | "format" | "task" | "config" | "outcome" | "parent">;
@@ -221,6 +226,26 @@ export async function importCaseStream(
     if (e instanceof SkipSignal) return { caseId: e.caseId, status: "skipped", result: result as unknown as BundleStreamResult };
     throw e;
   }
+}
+
+/**
+ * On SQLite, inside a transaction, when the Node, Edge and BoundaryRecord tables hold no row:
+ * drop their secondary indexes (the unique and lookup indexes of prisma/schema.prisma, not the
+ * primary keys) and return how to create them again, with the same SQL, after the bulk insert.
+ * Null when any of the tables has rows (building the index again would then sort them too).
+ */
+function deferIndexesIfEmpty(db: Db): { rebuild(): void } | null {
+  const raw = rawSqliteOf(db) as unknown as { inTransaction: boolean; prepare(sql: string): { run(...p: unknown[]): unknown; all(...p: unknown[]): unknown[] } } | null;
+  if (!raw || !raw.inTransaction) return null;
+  const empty = raw.prepare(`SELECT (SELECT count(*) FROM (SELECT 1 FROM "Node" LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM "Edge" LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM "BoundaryRecord" LIMIT 1)) AS n`).all() as Array<{ n: number }>;
+  if (empty[0]?.n !== 0) return null;
+  const indexes = raw.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('Node', 'Edge', 'BoundaryRecord') AND sql IS NOT NULL ORDER BY name`).all() as Array<{ name: string; sql: string }>;
+  for (const i of indexes) raw.prepare(`DROP INDEX "${i.name.replaceAll('"', '""')}"`).run();
+  return {
+    rebuild() {
+      for (const i of indexes) raw.prepare(i.sql).run();
+    },
+  };
 }
 
 /** Set `orderIndex` of the nodes written before their position in `order` was known. */

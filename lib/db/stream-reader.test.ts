@@ -1,6 +1,7 @@
 /**
  * Reading a streamed bundle in a worker thread (./stream-reader.ts, issue 25 item 3): the rows
- * stored, the case row and the bundle hash are those of the in-memory import; an invalid bundle
+ * stored, the case row and the bundle hash are those of the in-memory import (the first case of a
+ * fresh database, whose row indexes are built after its rows: the same indexes afterwards); an invalid bundle
  * and a file that is not JSON are reported as on the main thread, with nothing written.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -46,8 +47,13 @@ describe("streamed bundle read in a worker thread", () => {
     const rev = { ...b, graph: { ...b.graph, nodes: [...b.graph.nodes].reverse() } };
     const file = path.join(dir, "reorder.json");
     writeFileSync(file, JSON.stringify(rev));
+    const indexes = () => wkr.$queryRawUnsafe<Array<{ name: string; sql: string }>>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name`);
+    const indexesBefore = await indexes();
+    expect(await wkr.node.count()).toBe(0); // a fresh database: the first case's row indexes are built after its rows
     const a = await importPaths(mem, [file], { streamMinBytes: Number.MAX_SAFE_INTEGER });
     const r = await importPaths(wkr, [file], { streamMinBytes: 0, readInWorker: true });
+    expect(await indexes()).toEqual(indexesBefore);
+    expect(indexesBefore.map((i) => i.name)).toEqual(expect.arrayContaining(["Node_caseId_nodeId_key", "Edge_caseId_fromNodeId_idx", "BoundaryRecord_caseId_seq_key"]));
     expect(r.failed).toEqual([]);
     expect(r.cases.map((c) => c.status)).toEqual(["imported"]);
     const ra = await rowsOf(mem, "worker/reorder");
