@@ -48,6 +48,11 @@ function helperFile(): string | null {
   }
 }
 
+/** Process id of the running helper, or null (benchmarks read its reaped children's CPU time). */
+export function spawnHelperPid(): number | null {
+  return helper?.proc.pid ?? null;
+}
+
 /** Whether MAS processes are started through the helper here (its file is found; not turned off). */
 export function spawnHelperAvailable(): boolean {
   return process.env.SYMTRACE_SPAWN_HELPER !== "0" && helperFile() !== null;
