@@ -52,12 +52,14 @@ async function main() {
     r: db.prepare(insertSql("BoundaryRecord", STREAM_COLS.record)),
   } as Record<string, Database.Statement>;
   let insertMs = 0;
+  let insertCpuUs = 0;
   let rows = 0;
   let first = true;
   db.exec("BEGIN IMMEDIATE");
   for (const lines of lineChunks(rowsFile)) {
     const parsed = lines.map((l) => JSON.parse(l) as unknown[]);
     const t = performance.now();
+    const c = process.cpuUsage();
     for (const row of parsed) {
       if (first) {
         const c = row as unknown as Record<string, unknown>;
@@ -70,13 +72,18 @@ async function main() {
       rows++;
     }
     insertMs += performance.now() - t;
+    const d = process.cpuUsage(c);
+    insertCpuUs += d.user + d.system;
   }
   const tc = performance.now();
+  const cc = process.cpuUsage();
   db.exec("COMMIT");
   insertMs += performance.now() - tc;
+  const dc = process.cpuUsage(cc);
+  insertCpuUs += dc.user + dc.system;
   const ms = performance.now() - t0;
   db.close();
-  console.log(JSON.stringify({ insertMs: Math.round(insertMs), ms: Math.round(ms), rows, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
+  console.log(JSON.stringify({ insertMs: Math.round(insertMs), insertCpuS: Number((insertCpuUs / 1e6).toFixed(2)), ms: Math.round(ms), rows, maxRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }));
 }
 
 main().catch((e) => {
