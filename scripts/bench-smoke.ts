@@ -6,7 +6,8 @@
  * Smoke sizes: 20 gold-sized bundles + a 201-node bundle (import), 1 browser run per case and the
  * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay), 400- and
  * 2,000-node traces (suspicious-node detection), 5,120 spans (OTLP receiver), one 6,402-node trace
- * (big-trace benchmark, BENCH_BIG_SIZES), 1 calibrated case × all methods × k = 1 (experiments), 1 calibrated case × a 4-iteration MARS search (mars).
+ * (big-trace benchmark, BENCH_BIG_SIZES), 1 calibrated case × all methods × k = 1 (experiments), 1 calibrated case × a 4-iteration MARS search (mars),
+ * one 6,402-node pair of our import and the bare insert loop (import at the storage limit).
  */
 export const SMOKE = process.env.BENCH_SMOKE === "1";
 
