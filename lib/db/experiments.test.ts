@@ -19,7 +19,7 @@ import {
   listExperiments,
   MAX_ATTEMPT_CLAIMS,
   releaseAttempt,
-  renewLease,
+  renewAttemptLease,
   stopExperiment,
   sweepExperiments,
 } from "./experiments";
@@ -159,7 +159,7 @@ describe(`lib/db/experiments (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     const a = await claimNextAttempt(h.db, "dead", 1, { experimentId: e.id });
     expect(a).not.toBeNull();
     await new Promise((r) => setTimeout(r, 20));
-    expect((await renewLease(h.db, a!.id, "other", 1000)).owned).toBe(false);
+    expect((await renewAttemptLease(h.db, a!.id, "other", 1000)).owned).toBe(false);
     const again = await claimNextAttempt(h.db, "alive", 10_000, { experimentId: e.id });
     expect(again).toMatchObject({ id: a!.id, claims: 2, leaseOwner: "alive" });
     expect((await finishAttempt(h.db, a!.id, "dead", outcome("passed"))).recorded).toBe(false);
@@ -181,7 +181,7 @@ describe(`lib/db/experiments (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     const a = await claimNextAttempt(h.db, "w", 10_000, { experimentId: e.id });
     expect(await stopExperiment(h.db, e.id, "cancelled", { actor: null })).toBe(true);
     expect(await stopExperiment(h.db, e.id, "budget-exhausted")).toBe(false); // the first reason wins
-    expect(await renewLease(h.db, a!.id, "w", 10_000)).toEqual({ owned: true, stop: "cancelled" });
+    expect(await renewAttemptLease(h.db, a!.id, "w", 10_000)).toEqual({ owned: true, stop: "cancelled" });
     let v = await getExperiment(h.db, e.id);
     expect(v).toMatchObject({ status: "running", stopReason: "cancelled", cancelRequested: true });
     expect(v?.progress.total).toMatchObject({ running: 1, cancelled: 5 });

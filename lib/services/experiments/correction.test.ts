@@ -17,7 +17,8 @@ import type { ReplayBundle } from "../../bundle";
 import { exportBundle, importCase } from "../../db/cases";
 import type { DbHandle } from "../../db/client";
 import { freshTestDb } from "../../db/test-db";
-import { ExperimentWorker, loadDefaultMethods } from "../../jobs/experiment-worker";
+import { createWorker } from "../../jobs/kinds";
+import { loadDefaultMethods } from "../../jobs/kinds/experiment-attempt";
 import type { ExperimentSettings } from "../../jobs/experiment-types";
 import { unitPriceFor } from "../../testing/calibrated/catalogue.mjs";
 import { buildCalibratedMas, REPO_ROOT } from "../../testing/calibrated/fast-mas";
@@ -85,7 +86,7 @@ beforeAll(async () => {
   };
   const e = await startExperiment(h.db, { name: "matched control", settings, methods: ["correction", "correction-control"], cases: { kind: "list", bundleIds: failures.map((f) => f.bundle.id) } });
   experimentId = e.id;
-  const w = new ExperimentWorker({ db: h.db, workerId: "correction-w", methods: await loadDefaultMethods(), experimentId: e.id, log: () => {}, runners: [] });
+  const w = createWorker("experiment-attempt", { db: h.db, workerId: "correction-w", methods: await loadDefaultMethods(), experimentId: e.id, log: () => {}, runners: [] });
   while (await w.runNext());
   process.env.DATABASE_URL = h.url;
 }, 300_000);

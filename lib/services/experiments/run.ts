@@ -30,7 +30,7 @@ import {
   type ExperimentView,
 } from "../../db/experiments";
 import type { Db } from "../../db/client";
-import { enqueueExperiment } from "../../jobs/experiment-backends";
+import { enqueueExperiment } from "../../jobs/kinds/experiment-attempt";
 import type { ExperimentSettings } from "../../jobs/experiment-types";
 
 /** Which cases: database ids or bundle ids (a list), or a `--from-db` filter — frozen at creation. */
