@@ -38,7 +38,7 @@ import path from "node:path";
 import { serializeBundle } from "../lib/bundle";
 import type { Db } from "../lib/db/client";
 import { EXPERIMENT_TABLES, experimentTable, tableToCsv } from "../lib/experiments";
-import type { ExperimentSettings, MethodRegistry } from "../lib/jobs/experiment-types";
+import type { ExperimentSettings, MethodRegistry } from "../lib/services/experiments/methods/types";
 
 export type Result = { code: number; output: unknown };
 

@@ -32,6 +32,8 @@
  * Last, MARS vs a single node-level replay (scripts/bench-mars.ts, issue 15: 30 calibrated failures,
  * repaired by each and by MARS where the single replay failed, Wilson intervals vs the truth table,
  * tree-node checks, MARS calls/tokens per repaired case); BENCH_MARS=0 skips it.
+ * Then worker scale-out (scripts/bench-workers.ts, issue 23: experiment attempts per second with 1,
+ * 2 and 3 `npm run worker` processes on the calibrated world); BENCH_WORKERS=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -51,6 +53,7 @@ import { runOtlpBench } from "./bench-otlp";
 import { runBigTraceBench } from "./bench-bigtrace";
 import { runExperimentsBench } from "./bench-experiments";
 import { runMarsBench } from "./bench-mars";
+import { runWorkersBench } from "./bench-workers";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -183,6 +186,7 @@ main()
   .then(() => (process.env.BENCH_BIGTRACE === "0" ? undefined : runBigTraceBench()))
   .then(() => (process.env.BENCH_EXPERIMENTS === "0" ? undefined : runExperimentsBench()))
   .then(() => (process.env.BENCH_MARS === "0" ? undefined : runMarsBench()))
+  .then(() => (process.env.BENCH_WORKERS === "0" ? undefined : runWorkersBench()))
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);

@@ -20,7 +20,7 @@
 import path from "node:path";
 import { openDb, resolveDatabaseUrl } from "../lib/db";
 import { closeBoss, fakeExecutorFromEnv, JOB_KIND_NAMES, newWorkerId, startWorkers, type JobKindName, type StartWorkersOptions } from "../lib/jobs";
-import type { MethodRegistry } from "../lib/jobs/experiment-types";
+import type { MethodRegistry } from "../lib/services/experiments/methods/types";
 import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);

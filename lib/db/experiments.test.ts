@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { syntheticBundle } from "../bundle";
-import type { AttemptOutcome, ExperimentSettings } from "../jobs/experiment-types";
+import type { AttemptOutcome, ExperimentSettings } from "../services/experiments/methods/types";
 import { importCase } from "./cases";
 import type { DbHandle } from "./client";
 import {

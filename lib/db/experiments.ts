@@ -25,7 +25,8 @@
  */
 import type { Db } from "./client";
 import { claimLease, claimNextLease, closeExpired, listClaimable, listExpired, renewLease, updateHeld, type LeaseTable } from "./leases";
-import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptOutcome, type CaseReference, type ExperimentSettings } from "../jobs/experiment-types";
+import { METHOD_NAMES, TASK_LEVEL_METHODS, methodDescriptor } from "../experiments/methods";
+import type { AttemptOutcome, CaseReference, ExperimentSettings } from "../services/experiments/methods/types";
 import { resolveMarsSettings, type MarsSettings } from "../experiments/mars";
 import { CATEGORIES } from "../annotation/protocol";
 
@@ -309,7 +310,7 @@ async function caseReference(db: Db, caseId: string, finalAnnotationId: string |
 export async function createExperiment(db: Db, input: CreateExperimentInput): Promise<ExperimentView> {
   const settings = checkSettings(input.settings);
   // The `mars` arm's own budget is frozen resolved (defaults filled) so the page and every export show it.
-  if (input.methods.includes("mars")) settings.mars = checkMarsSettings(settings.mars ?? null);
+  if (input.methods.some((m) => methodDescriptor(m)?.settings === "mars")) settings.mars = checkMarsSettings(settings.mars ?? null);
   const methods = checkMethods(input.methods);
   if (!Array.isArray(input.caseIds) || input.caseIds.length === 0) throw new ExperimentError("invalid", "the case set is empty: give at least one case", "$.cases");
   if (new Set(input.caseIds).size !== input.caseIds.length) throw new ExperimentError("invalid", "the case set names a case twice", "$.cases");

@@ -3,7 +3,7 @@
  * lib/services/experiments/methods, issue 13 item 2). Loaded lazily by loadDefaultMethods
  * (./experiment-worker.ts), so tests and fake-method workers never load it.
  */
-import type { MethodRegistry } from "./experiment-types";
+import type { MethodRegistry } from "../services/experiments/methods/types";
 
 /** The registry of the experiment methods (rerun … nudge). */
 export async function loadMethodRegistry(): Promise<MethodRegistry> {

@@ -13,7 +13,7 @@ import { createExperiment, getExperiment, listExperimentAttempts, stopExperiment
 import { freshTestDb } from "../db/test-db";
 import { closeBoss } from "./backends";
 import { fakeMethods } from "./experiment-fake-methods";
-import type { AttemptContext, ExperimentSettings } from "./experiment-types";
+import type { AttemptContext, ExperimentSettings } from "../services/experiments/methods/types";
 import { attemptBundleId, attemptSeed, enqueueExperiment } from "./kinds/experiment-attempt";
 import { createWorker } from "./kinds";
 import { unitFromSeed } from "./experiment-fake-methods";

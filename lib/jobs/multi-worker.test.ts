@@ -25,7 +25,7 @@ import { startCalibratedWorld, type CalibratedWorld } from "../testing/calibrate
 import { startScriptedMarsControl } from "../testing/scripted-mars";
 import type { ScriptedOpenAI } from "../testing/scripted-openai";
 import { closeBoss, enqueueJobs } from "./backends";
-import type { ExperimentSettings } from "./experiment-types";
+import type { ExperimentSettings } from "../services/experiments/methods/types";
 import { enqueueExperiment } from "./kinds/experiment-attempt";
 
 const PG = !!process.env.TEST_DATABASE_URL;

@@ -37,7 +37,7 @@ import { listHeld } from "../../db/leases";
 import { loadRunnerRegistry, planReplay, type RegisteredRunner } from "../../services/runners";
 import { enqueueJobs, JOB_QUEUES } from "../backends";
 import { errorText, type JobKind } from "../job-worker";
-import type { AttemptContext, AttemptOutcome, CaseReference, ExperimentCaseInput, ExperimentSettings, MethodName, MethodRegistry } from "../experiment-types";
+import type { AttemptContext, AttemptOutcome, CaseReference, ExperimentCaseInput, ExperimentSettings, MethodName, MethodRegistry } from "../../services/experiments/methods/types";
 
 export const EXPERIMENT_QUEUE = JOB_QUEUES["experiment-attempt"].name;
 export const DEFAULT_LEASE_MS = 30_000;

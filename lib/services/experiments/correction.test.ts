@@ -19,7 +19,7 @@ import type { DbHandle } from "../../db/client";
 import { freshTestDb } from "../../db/test-db";
 import { createWorker } from "../../jobs/kinds";
 import { loadDefaultMethods } from "../../jobs/kinds/experiment-attempt";
-import type { ExperimentSettings } from "../../jobs/experiment-types";
+import type { ExperimentSettings } from "./methods/types";
 import { unitPriceFor } from "../../testing/calibrated/catalogue.mjs";
 import { buildCalibratedMas, REPO_ROOT } from "../../testing/calibrated/fast-mas";
 import { recordCalibratedFailures, type RecordedFailure } from "../../testing/calibrated/record";

@@ -6,7 +6,7 @@ import { ExperimentError } from "../../db/experiments";
 import { freshTestDb } from "../../db/test-db";
 import { fakeMethods } from "../../jobs/experiment-fake-methods";
 import { createWorker } from "../../jobs/kinds";
-import type { ExperimentSettings } from "../../jobs/experiment-types";
+import type { ExperimentSettings } from "./methods/types";
 import { cancelExperimentRun, experimentCsv, getExperimentReport, startExperiment } from "./run";
 
 let h: DbHandle;
