@@ -10,7 +10,8 @@
  * repair-search (default all; lib/jobs/kinds.ts); SYMTRACE_WORKER_POLL_MS (SQLite polling, default 1000); SYMTRACE_WORKER_LEASE_MS
  * (experiment attempt and repair-search lease, default 30000: a killed worker's attempt / search is
  * taken over after it expires; a search resumes from its last saved iteration).
- * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1).
+ * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1). SYMTRACE_WORKER_RUNNER:
+ * take only experiments reserved for that runner (`Experiment.runner`; default: the unreserved ones).
  * Test hook: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor. Experiment
  * methods are always the real ones here; only the test harness (lib/testing/fake-worker.ts) starts
  * this worker with fake methods injected (`runWorker({ methods })`), and they stamp what they touch.
@@ -57,7 +58,7 @@ export async function runWorker(inject: { methods?: MethodRegistry } = {}): Prom
   const idlePollMs = num(process.env.SYMTRACE_WORKER_POLL_MS, 1000);
   const all: NonNullable<StartWorkersOptions["kinds"]> = {
     replay: { executor, concurrency, leaseMs: num(process.env.SYMTRACE_WORKER_STALE_MS, 30_000), renewMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000), controlPollMs: 500, idlePollMs },
-    "experiment-attempt": { methods: inject.methods, concurrency, leaseMs, idlePollMs },
+    "experiment-attempt": { methods: inject.methods, runner: process.env.SYMTRACE_WORKER_RUNNER || null, concurrency, leaseMs, idlePollMs },
     "repair-search": { concurrency: num(process.env.SYMTRACE_REPAIR_SEARCH_CONCURRENCY, 1), leaseMs, idlePollMs },
   };
   const workers = await startWorkers({ db, url, workerId, log, kinds: Object.fromEntries(selected.map((k) => [k, all[k]])) });

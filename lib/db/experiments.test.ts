@@ -16,6 +16,7 @@ import {
   getExperiment,
   listExperimentAttempts,
   listExperimentCases,
+  listClaimableAttemptIds,
   listExperiments,
   MAX_ATTEMPT_CLAIMS,
   releaseAttempt,
@@ -152,6 +153,19 @@ describe(`lib/db/experiments (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     expect(await finishAttempt(h.db, b1!.id, "w1", outcome("passed"))).toMatchObject({ recorded: true, nextAttemptId: null });
     expect(await completeIfDone(h.db, e2.id)).toBe("finished");
     expect((await getExperiment(h.db, e2.id))?.progress.rows).toBe(1);
+  });
+
+  test("an experiment reserved for a runner is claimed only by that runner (the app's workers and queue sweeps never see it)", async () => {
+    const e = await createExperiment(h.db, { settings: settings({ attempts: 1 }), methods: ["last-node"], caseIds: [caseIds[2]], caseSet: { kind: "list" }, runner: "harness" });
+    const [a] = await listExperimentAttempts(h.db, e.id);
+    expect(await claimNextAttempt(h.db, "app", 10_000, { experimentId: e.id })).toBeNull();
+    expect(await claimAttempt(h.db, a.id, "app", 10_000)).toBeNull();
+    expect(await claimNextAttempt(h.db, "other", 10_000, { experimentId: e.id, runner: "other-harness" })).toBeNull();
+    expect(await listClaimableAttemptIds(h.db, { experimentId: e.id })).toEqual([]);
+    const mine = await claimNextAttempt(h.db, "h1", 10_000, { experimentId: e.id, runner: "harness" });
+    expect(mine).toMatchObject({ id: a.id, leaseOwner: "h1" });
+    expect((await finishAttempt(h.db, a.id, "h1", outcome("passed"))).recorded).toBe(true);
+    expect(await completeIfDone(h.db, e.id)).toBe("finished");
   });
 
   test("an expired lease is reclaimed (claims + 1) and the old owner can no longer record; too many deaths → error", async () => {

@@ -75,6 +75,11 @@ export interface CreateExperimentInput {
   caseIds: string[];
   caseSet: { kind: "list" } | { kind: "filter"; filter: ExperimentCaseFilter };
   createdById?: string | null;
+  /**
+   * Who may claim its attempts: omitted/null = any worker; a name = only claims that pass the same
+   * `runner` (a test harness deciding outcomes itself; no app worker can race it).
+   */
+  runner?: string | null;
 }
 
 /** Counts per status. */
@@ -340,6 +345,7 @@ export async function createExperiment(db: Db, input: CreateExperimentInput): Pr
           maxCalls: settings.budget.maxCalls,
           maxTokens: settings.budget.maxTokens,
           createdById: input.createdById ?? null,
+          runner: input.runner ?? null,
         },
         select: { id: true },
       });
@@ -561,15 +567,20 @@ export const ATTEMPT_LEASE: LeaseTable = {
   onClaim: (now) => ({ startedAt: now, progressJson: "{}" }),
 };
 
+/** Only experiments reserved for `runner` (null: those any worker may run; a named runner's never reach the app's workers). */
+const runnerScope = (runner: string | null | undefined) => ({ experiment: { runner: runner ?? null } });
+
 /**
  * Claim one attempt for `owner` with a lease of `leaseMs`: a conditional update from `queued`, or
  * from `running` with an expired lease (its worker died; claims < MAX_ATTEMPT_CLAIMS). Exactly one
  * of any number of concurrent callers wins (SQLite or PostgreSQL). An attempt of an experiment that
- * is stopping or final is not claimed. The experiment becomes `running` on its first claim.
+ * is stopping or final is not claimed, nor one of an experiment reserved for another runner
+ * (`o.runner` must equal the experiment's `runner`; both null for ordinary workers). The
+ * experiment becomes `running` on its first claim.
  * @returns the claimed row, or null
  */
-export async function claimAttempt(db: Db, attemptId: string, owner: string, leaseMs: number): Promise<ClaimedAttempt | null> {
-  if (!(await claimLease(db, ATTEMPT_LEASE, attemptId, owner, leaseMs))) return null;
+export async function claimAttempt(db: Db, attemptId: string, owner: string, leaseMs: number, o: { runner?: string | null } = {}): Promise<ClaimedAttempt | null> {
+  if (!(await claimLease(db, ATTEMPT_LEASE, attemptId, owner, leaseMs, { scope: runnerScope(o.runner) }))) return null;
   const row = await db.experimentAttempt.findUnique({ where: { id: attemptId } });
   if (row) await db.experiment.updateMany({ where: { id: row.experimentId, status: "queued" }, data: { status: "running", startedAt: row.startedAt ?? new Date() } });
   return row;
@@ -577,11 +588,12 @@ export async function claimAttempt(db: Db, attemptId: string, owner: string, lea
 
 /**
  * Claim the oldest claimable attempt (queued, or running with an expired lease) of any running or
- * queued experiment — or of `experimentId` only.
+ * queued experiment — or of `experimentId` only — whose `runner` equals `o.runner` (null for
+ * ordinary workers: experiments reserved for a named runner are never theirs).
  * @returns the claimed row, or null when nothing is claimable
  */
-export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o: { experimentId?: string } = {}): Promise<ClaimedAttempt | null> {
-  const id = await claimNextLease(db, ATTEMPT_LEASE, owner, leaseMs, { scope: o.experimentId ? { experimentId: o.experimentId } : undefined });
+export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o: { experimentId?: string; runner?: string | null } = {}): Promise<ClaimedAttempt | null> {
+  const id = await claimNextLease(db, ATTEMPT_LEASE, owner, leaseMs, { scope: { ...runnerScope(o.runner), ...(o.experimentId ? { experimentId: o.experimentId } : {}) } });
   if (!id) return null;
   const row = await db.experimentAttempt.findUnique({ where: { id } });
   if (row) await db.experiment.updateMany({ where: { id: row.experimentId, status: "queued" }, data: { status: "running", startedAt: row.startedAt ?? new Date() } });
@@ -773,9 +785,12 @@ export async function sweepExperiments(db: Db, now: Date = new Date()): Promise<
   return changed;
 }
 
-/** Ids of claimable attempts (queued, or running with an expired lease), oldest first — for re-sending queue jobs. */
-export async function listClaimableAttemptIds(db: Db, o: { experimentId?: string; olderThanMs?: number; take?: number } = {}): Promise<string[]> {
-  return listClaimable(db, ATTEMPT_LEASE, { leaseMs: 0, take: o.take, olderThanMs: o.olderThanMs, scope: o.experimentId ? { experimentId: o.experimentId } : undefined });
+/**
+ * Ids of claimable attempts (queued, or running with an expired lease), oldest first — for
+ * re-sending queue jobs. Only experiments of `o.runner` (default null: those any worker may run).
+ */
+export async function listClaimableAttemptIds(db: Db, o: { experimentId?: string; olderThanMs?: number; take?: number; runner?: string | null } = {}): Promise<string[]> {
+  return listClaimable(db, ATTEMPT_LEASE, { leaseMs: 0, take: o.take, olderThanMs: o.olderThanMs, scope: { ...runnerScope(o.runner), ...(o.experimentId ? { experimentId: o.experimentId } : {}) } });
 }
 
 /**

@@ -66,12 +66,13 @@ function claimableWhere(t: LeaseTable, now: Date, leaseMs: number, o: { queuedBe
 
 /**
  * Claim row `id` for `owner` with a lease of `leaseMs` (see the module comment).
+ * @param o.scope an extra condition the row must meet (e.g. the experiment's runner)
  * @returns true when this call won the row
  */
-export async function claimLease(db: DbLike, t: LeaseTable, id: string, owner: string, leaseMs: number): Promise<boolean> {
+export async function claimLease(db: DbLike, t: LeaseTable, id: string, owner: string, leaseMs: number, o: { scope?: Where } = {}): Promise<boolean> {
   const now = new Date();
   const r = await delegate(db, t).updateMany({
-    where: { id, ...claimableWhere(t, now, leaseMs) },
+    where: { id, ...claimableWhere(t, now, leaseMs, { scope: o.scope }) },
     data: { status: "running", [t.owner]: owner, [t.lease.column]: leaseValue(t, now, leaseMs), ...(t.takeover ? { claims: { increment: 1 } } : {}), ...t.onClaim?.(now) },
   });
   return r.count === 1;
@@ -101,7 +102,7 @@ export async function claimNextLease(db: DbLike, t: LeaseTable, owner: string, l
   for (let round = 0; round < 10; round++) {
     const ids = await listClaimable(db, t, { leaseMs, take: 8, scope: o.scope });
     if (ids.length === 0) return null;
-    for (const id of ids) if (await claimLease(db, t, id, owner, leaseMs)) return id;
+    for (const id of ids) if (await claimLease(db, t, id, owner, leaseMs, { scope: o.scope })) return id;
   }
   return null;
 }

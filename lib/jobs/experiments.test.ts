@@ -160,6 +160,25 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
     }
   }, 90_000);
 
+  test("an experiment reserved for a runner is run only by a worker started for that runner (Experiment.runner)", async () => {
+    const e = await createExperiment(h.db, { settings: settings({ attempts: 1 }), methods: ["last-node"], caseIds: caseIds.slice(0, 2), caseSet: { kind: "list" }, runner: "harness" });
+    const any = createWorker("experiment-attempt", { db: h.db, workerId: "any", methods: fakeMethods({ stepMs: 1 }), log: quiet, runners: [] });
+    const other = createWorker("experiment-attempt", { db: h.db, workerId: "other", methods: fakeMethods({ stepMs: 1 }), runner: "other-harness", log: quiet, runners: [] });
+    expect(await any.runNext()).toBeNull();
+    expect(await other.runNext()).toBeNull();
+    const [first] = await listExperimentAttempts(h.db, e.id);
+    expect(await any.process(first.id)).toBe(false);
+    const mine = createWorker("experiment-attempt", { db: h.db, workerId: "mine", methods: fakeMethods({ stepMs: 1 }), runner: "harness", log: quiet, runners: [] });
+    while (await mine.runNext());
+    const rows = await listExperimentAttempts(h.db, e.id);
+    expect(rows.map((r) => [r.leaseOwner, r.claims])).toEqual([
+      ["mine", 1],
+      ["mine", 1],
+    ]);
+    expect(mine.counts.recorded).toBe(2);
+    expect((await getExperiment(h.db, e.id))?.status).toBe("finished");
+  }, 30_000);
+
   test.skipIf(PG)("skips are recorded with their reason; the budget cap stops the experiment cleanly; cancel aborts the running attempt", async () => {
     // task level on a case with no runner and no command: skipped, never silently dropped
     const s = await createExperiment(h.db, { settings: settings({ command: null, attempts: 2 }), methods: ["critic", "last-node"], caseIds: caseIds.slice(0, 2), caseSet: { kind: "list" } });

@@ -47,6 +47,8 @@ export interface ExperimentKindOptions {
   methods?: MethodRegistry;
   /** Only attempts of this experiment (the CLI). */
   experimentId?: string;
+  /** The runner this worker was started for: only experiments reserved for it (`Experiment.runner`); default null = experiments any worker may claim. */
+  runner?: string | null;
   /** Registered runners (default: this server's registry). */
   runners?: readonly RegisteredRunner[];
 }
@@ -173,9 +175,9 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
     queue: JOB_QUEUES["experiment-attempt"],
     leaseMs: DEFAULT_LEASE_MS,
     cancel: "abort",
-    claim: (db, id, owner, leaseMs) => claimAttempt(db, id, owner, leaseMs),
-    claimNext: (db, owner, leaseMs) => claimNextAttempt(db, owner, leaseMs, { experimentId: o.experimentId }),
-    claimable: (db, c) => listClaimableAttemptIds(db, { experimentId: o.experimentId, olderThanMs: c.olderThanMs }),
+    claim: (db, id, owner, leaseMs) => claimAttempt(db, id, owner, leaseMs, { runner: o.runner }),
+    claimNext: (db, owner, leaseMs) => claimNextAttempt(db, owner, leaseMs, { experimentId: o.experimentId, runner: o.runner }),
+    claimable: (db, c) => listClaimableAttemptIds(db, { experimentId: o.experimentId, olderThanMs: c.olderThanMs, runner: o.runner }),
     renew: async (db, id, owner, leaseMs, progress) => {
       const r = await renewAttemptLease(db, id, owner, leaseMs, progress as { phase: string; liveCalls: number } | null);
       return { owned: r.owned, cancel: !!r.stop };
