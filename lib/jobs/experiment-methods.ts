@@ -1,7 +1,7 @@
 /**
  * The one place the attempt worker reaches the real method registry (`METHODS` of
  * lib/services/experiments/methods, issue 13 item 2). Loaded lazily by loadDefaultMethods
- * (./experiment-worker.ts), so tests and fake-method workers never load it.
+ * (./kinds/experiment-attempt.ts), so tests and fake-method workers never load it.
  */
 import type { MethodRegistry } from "../services/experiments/methods/types";
 
