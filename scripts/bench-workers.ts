@@ -7,8 +7,9 @@
  * on a fresh database; the workers are started and ready before the experiment is created, and
  * the rate is attempts / (experiment created → final).
  *
- * SQLite by default (the workers poll one file); BENCH_WORKERS_DATABASE_URL=postgresql://… runs it
- * on PostgreSQL (pg-boss), one fresh database per count (its name gets `_w<n>`).
+ * SQLite by default (the workers poll one file); BENCH_WORKERS_DATABASE_URL=postgresql://…/<an
+ * existing database> runs it on PostgreSQL (pg-boss), one fresh database per count beside it (its
+ * name + `_w<n>`).
  * Sizes: BENCH_WORKERS_CASES (default 8 recorded failures), BENCH_WORKERS_METHODS (default the
  * calibrated methods of the registry), BENCH_WORKERS_ATTEMPTS (k, default 1), BENCH_WORKERS_COUNTS
  * (default "1,2,3"). BENCH_SMOKE=1: 2 cases. One JSON line `{"bench":"workers",...}`. Called by
