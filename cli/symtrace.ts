@@ -54,7 +54,7 @@ const USAGE = [
   "symtrace detect --annotate [--case <bundleId>...] [--limit N] [--protocol chat|responses|anthropic]   (the LLM annotator: stores its protocol annotation of each Who&When case under a machine account, for human–machine agreement)",
   "symtrace release export --out <dir> [--format bundle|...] [--mas M] [--benchmark B] [--status adjudicated|all] [--cases <id,id,...>] [--release-version V]   (a versioned dataset release: manifest, datasheet, bundles, annotations, agreement; cli/release.ts)",
   "symtrace release import <dir>   (into an empty database; verifies checksums, then bundle hashes and agreement figures)",
-  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge,correction,correction-control> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
+  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <m1,m2,...> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
   "symtrace experiment report <experiment id | out dir>",
   "symtrace apikey create --name <name> | apikey list | apikey revoke <id|prefix>   (API keys for the OTLP/HTTP receiver; create prints {\"key\": ...} once)",
   "symtrace otlp flush [--trace <traceId>] | otlp status | otlp prune [--retain-seconds <s>]   (assemble received OTLP traces now / staging size and age / delete staged spans of assembled idle traces)",
@@ -353,7 +353,7 @@ async function main(argv: string[]): Promise<number> {
       // The experiment lines come from cli/experiment.ts itself (every flag, --mars-* included) and
       // the method names from the runner's list (mars included), so help cannot fall behind them.
       const { EXPERIMENT_RUN_USAGE, EXPERIMENT_REPORT_USAGE } = await import("./experiment");
-      const { METHOD_NAMES } = await import("../lib/jobs/experiment-types");
+      const { METHOD_NAMES } = await import("../lib/experiments/methods");
       const usage = USAGE.flatMap((l) =>
         l.startsWith("symtrace experiment run ") ? [EXPERIMENT_RUN_USAGE, `  (experiment methods: ${METHOD_NAMES.join(", ")})`] : l.startsWith("symtrace experiment report ") ? [EXPERIMENT_REPORT_USAGE] : [l],
       );

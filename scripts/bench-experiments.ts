@@ -25,6 +25,7 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { runExperimentCommand } from "../cli/experiment";
+import { CALIBRATED_METHODS } from "../lib/experiments/methods";
 import { buildCalibratedMas, REPO_ROOT } from "../lib/testing/calibrated/fast-mas";
 import { recordCalibratedFailures } from "../lib/testing/calibrated/record";
 import { startCalibratedWorld } from "../lib/testing/calibrated/world";
@@ -32,7 +33,7 @@ import { spawnHelperPid } from "../lib/services/replay/spawn-helper";
 import { goalFigure } from "./bench-goals";
 
 const GOAL_OVERHEAD = 0.2;
-const ALL_METHODS = "rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge";
+const ALL_METHODS = CALIBRATED_METHODS.join(",");
 
 /**
  * CPU seconds of this process and of its reaped children (Linux /proc/<pid>/stat; null elsewhere).

@@ -37,6 +37,8 @@
  * the same rows, as a ratio, goal >= 0.8); BENCH_LIMIT=0 skips it.
  * At the end, the figures of issue 25 together (scripts/bench-goals.ts): each with its goal,
  * "met" / "NOT met" / "not measured" and the load average when it was measured.
+ * Then worker scale-out (scripts/bench-workers.ts, issue 23: experiment attempts per second with 1,
+ * 2 and 3 `npm run worker` processes on the calibrated world); BENCH_WORKERS=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -58,6 +60,7 @@ import { runExperimentsBench } from "./bench-experiments";
 import { runMarsBench } from "./bench-mars";
 import { runImportLimitBench } from "./bench-import-limit";
 import { printGoals } from "./bench-goals";
+import { runWorkersBench } from "./bench-workers";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -191,6 +194,7 @@ main()
   .then(() => (process.env.BENCH_BIGTRACE === "0" ? undefined : runBigTraceBench()))
   .then(() => (process.env.BENCH_EXPERIMENTS === "0" ? undefined : runExperimentsBench()))
   .then(() => (process.env.BENCH_MARS === "0" ? undefined : runMarsBench()))
+  .then(() => (process.env.BENCH_WORKERS === "0" ? undefined : runWorkersBench()))
   .then(() => printGoals())
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { syntheticBundle } from "../bundle";
-import type { AttemptOutcome, ExperimentSettings } from "../jobs/experiment-types";
+import type { AttemptOutcome, ExperimentSettings } from "../services/experiments/methods/types";
 import { importCase } from "./cases";
 import type { DbHandle } from "./client";
 import {
@@ -20,7 +20,7 @@ import {
   listExperiments,
   MAX_ATTEMPT_CLAIMS,
   releaseAttempt,
-  renewLease,
+  renewAttemptLease,
   stopExperiment,
   sweepExperiments,
 } from "./experiments";
@@ -173,7 +173,7 @@ describe(`lib/db/experiments (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     const a = await claimNextAttempt(h.db, "dead", 1, { experimentId: e.id });
     expect(a).not.toBeNull();
     await new Promise((r) => setTimeout(r, 20));
-    expect((await renewLease(h.db, a!.id, "other", 1000)).owned).toBe(false);
+    expect((await renewAttemptLease(h.db, a!.id, "other", 1000)).owned).toBe(false);
     const again = await claimNextAttempt(h.db, "alive", 10_000, { experimentId: e.id });
     expect(again).toMatchObject({ id: a!.id, claims: 2, leaseOwner: "alive" });
     expect((await finishAttempt(h.db, a!.id, "dead", outcome("passed"))).recorded).toBe(false);
@@ -195,7 +195,7 @@ describe(`lib/db/experiments (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     const a = await claimNextAttempt(h.db, "w", 10_000, { experimentId: e.id });
     expect(await stopExperiment(h.db, e.id, "cancelled", { actor: null })).toBe(true);
     expect(await stopExperiment(h.db, e.id, "budget-exhausted")).toBe(false); // the first reason wins
-    expect(await renewLease(h.db, a!.id, "w", 10_000)).toEqual({ owned: true, stop: "cancelled" });
+    expect(await renewAttemptLease(h.db, a!.id, "w", 10_000)).toEqual({ owned: true, stop: "cancelled" });
     let v = await getExperiment(h.db, e.id);
     expect(v).toMatchObject({ status: "running", stopReason: "cancelled", cancelRequested: true });
     expect(v?.progress.total).toMatchObject({ running: 1, cancelled: 5 });

@@ -6,7 +6,7 @@
  *
  *   node --import tsx lib/testing/fake-worker.ts     (same environment as scripts/worker.ts)
  */
-import { newWorkerId } from "../jobs/worker";
+import { newWorkerId } from "../jobs/job-worker";
 import { fakeMethodsFromEnv } from "../jobs/experiment-fake-methods";
 import { runWorker } from "../../scripts/worker";
 

@@ -12,14 +12,9 @@ import type { RegisteredRunner } from "../../runners";
 /** The `mars` method's own settings (lib/experiments/mars.ts `resolveMarsSettings`: defaults, checks). */
 export type { MarsSettings };
 
-/** Method names (exact; CLI and DB). Task level: rerun, self-reflection, critic; node level: the rest (mars: a repair-tree search per attempt, issue 15). */
-export type MethodName = "rerun" | "self-reflection" | "critic" | "suspicious-node" | "annotated-node" | "random-node" | "last-node" | "node-resample" | "nudge" | "correction" | "correction-control" | "mars";
-
-/** Every method name, in the paper's order (task level first, then node level and our controls). */
-export const METHOD_NAMES: readonly MethodName[] = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge", "correction", "correction-control", "mars"];
-
-/** The matched-control pair of issue 14 item 4 (treatment: the correction substituted; control: the original request re-executed). */
-export const CORRECTION_METHODS: readonly MethodName[] = ["correction", "correction-control", "mars"];
+/** Names, levels, labels and pairings: the one catalog lib/experiments/methods.ts. */
+export { METHOD_NAMES, CORRECTION_METHODS, type MethodName } from "../../../experiments/methods";
+import type { MethodName } from "../../../experiments/methods";
 
 /** Reproduction judge of an experiment: a command with the evaluator's contract, or an LLM judge. */
 export type ReproductionJudgeSetting = { kind: "command"; command: string } | { kind: "llm"; upstream: string; model: string | null };
@@ -44,6 +39,8 @@ export interface ExperimentSettings {
   timeoutMs: number;
   /** The `mars` method's search settings and budget (frozen resolved when the experiment runs mars; absent/null = the defaults). */
   mars?: MarsSettings | null;
+  /** Set when fake (scripted, test-harness) methods ran this experiment: what they were. Never set by production code paths; shown in the settings and the report (issue 20 item 5). */
+  fake?: string | null;
 }
 
 /** The reference failure of a case: the final annotation, else the dataset's reference label. */
@@ -143,9 +140,13 @@ export interface AttemptOutcome {
 /** A repair method (one arm of an experiment). */
 export interface ExperimentMethod {
   name: MethodName;
-  level: "task" | "node";
+  /** A fake method (test harness only, lib/jobs/experiment-fake-methods.ts) says what it is; real methods leave it unset. */
+  fake?: string;
   /** Why it cannot run on this case (e.g. task level without a runner/command), or null. Cheap and pure. */
   skipReason(c: ExperimentCaseInput, s: ExperimentSettings): string | null;
   /** Run one attempt. Never throws: errors → status "error"; not applicable → status "skipped". */
   run(ctx: AttemptContext): Promise<AttemptOutcome>;
 }
+
+/** `METHODS` of ./index.ts, or a test registry (fake methods). Its level, label and pairing come from the catalog (lib/experiments/methods.ts). */
+export type MethodRegistry = Partial<Record<string, ExperimentMethod>>;
