@@ -161,7 +161,7 @@ function checkSettings(s: RepairSearchSettings): void {
  * `repair-search.create`. Settings are frozen as given (the search budget mirrors maxCalls/maxTokens).
  * @throws RepairSearchDbError not-found (no such case) | invalid (settings, with the JSON path)
  */
-export async function createRepairSearch(db: Db, input: { sourceCaseId: string; settings: RepairSearchSettings; createdById?: string | null }): Promise<RepairSearchView> {
+export async function createRepairSearch(db: Db, input: { sourceCaseId: string; settings: RepairSearchSettings; createdById?: string | null; runner?: string | null }): Promise<RepairSearchView> {
   checkSettings(input.settings);
   // The source by its internal id or its bundle id (as the CLI's --case takes both).
   const src =
@@ -172,7 +172,7 @@ export async function createRepairSearch(db: Db, input: { sourceCaseId: string; 
   // One transaction: a search exists only with its audit event (nothing half-written).
   const row = await db.$transaction(async (tx) => {
     const r = await tx.repairSearch.create({
-      data: { sourceCaseId: src.id, settingsJson: JSON.stringify(settings), nodeCasesJson: JSON.stringify({ n0: src.id }), createdById: input.createdById ?? null },
+      data: { sourceCaseId: src.id, settingsJson: JSON.stringify(settings), nodeCasesJson: JSON.stringify({ n0: src.id }), createdById: input.createdById ?? null, runner: input.runner ?? null },
       include: withSource,
     });
     await tx.auditEvent.create({
@@ -214,26 +214,27 @@ export const REPAIR_SEARCH_LEASE: LeaseTable = {
 /**
  * Claim a search for `workerId` with a lease of `leaseMs`: a conditional update from queued, or from
  * running with an expired lease (its worker died; the new holder resumes from `state`). Exactly one
- * of any number of concurrent callers wins.
+ * of any number of concurrent callers wins. A search reserved for a runner is claimed only with
+ * that `o.runner` (ordinary workers pass none and never see it).
  * @returns the claimed search, or null
  */
-export async function claimRepairSearch(db: Db, id: string, workerId: string, leaseMs: number): Promise<RepairSearchView | null> {
-  if (!(await claimLease(db, REPAIR_SEARCH_LEASE, id, workerId, leaseMs))) return null;
+export async function claimRepairSearch(db: Db, id: string, workerId: string, leaseMs: number, o: { runner?: string | null } = {}): Promise<RepairSearchView | null> {
+  if (!(await claimLease(db, REPAIR_SEARCH_LEASE, id, workerId, leaseMs, { scope: { runner: o.runner ?? null } }))) return null;
   await db.repairSearch.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
   return getRepairSearch(db, id);
 }
 
-/** Claim the oldest claimable search (queued, or running with an expired lease), or null. */
-export async function claimNextRepairSearch(db: Db, workerId: string, leaseMs: number): Promise<RepairSearchView | null> {
-  const id = await claimNextLease(db, REPAIR_SEARCH_LEASE, workerId, leaseMs);
+/** Claim the oldest claimable search (queued, or running with an expired lease) of `o.runner` (default null: any worker's), or null. */
+export async function claimNextRepairSearch(db: Db, workerId: string, leaseMs: number, o: { runner?: string | null } = {}): Promise<RepairSearchView | null> {
+  const id = await claimNextLease(db, REPAIR_SEARCH_LEASE, workerId, leaseMs, { scope: { runner: o.runner ?? null } });
   if (!id) return null;
   await db.repairSearch.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
   return getRepairSearch(db, id);
 }
 
-/** Ids of claimable searches, oldest first (for re-sending queue jobs). */
+/** Ids of claimable searches any worker may run (runner null), oldest first (for re-sending queue jobs). */
 export async function listClaimableRepairSearchIds(db: Db, o: { take?: number; olderThanMs?: number } = {}): Promise<string[]> {
-  return listClaimable(db, REPAIR_SEARCH_LEASE, { leaseMs: 0, take: o.take ?? 100, olderThanMs: o.olderThanMs });
+  return listClaimable(db, REPAIR_SEARCH_LEASE, { leaseMs: 0, take: o.take ?? 100, olderThanMs: o.olderThanMs, scope: { runner: null } });
 }
 
 /**
