@@ -12,15 +12,15 @@
  * taken over after it expires; a search resumes from its last saved iteration).
  * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1). SYMTRACE_WORKER_RUNNER:
  * take only experiments reserved for that runner (`Experiment.runner`; default: the unreserved ones).
- * Test hook: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor. Experiment
- * methods are always the real ones here; only the test harness (lib/testing/fake-worker.ts) starts
+ * The replay executor and the experiment methods are always the real ones here; only the test
+ * harness (lib/testing/fake-worker.ts: a fake replay executor, fake experiment methods) starts
  * this worker with fake methods injected (`runWorker({ methods })`), and they stamp what they touch.
  * The OTLP trace assembler (lib/services/otlp-assembler.ts) runs here too: SYMTRACE_OTLP_IDLE_SECONDS
  * (default 30); SYMTRACE_OTLP_ASSEMBLER=0 turns it off.
  */
 import path from "node:path";
 import { openDb, resolveDatabaseUrl } from "../lib/db";
-import { closeBoss, fakeExecutorFromEnv, JOB_KIND_NAMES, newWorkerId, startWorkers, type JobKindName, type StartWorkersOptions } from "../lib/jobs";
+import { closeBoss, JOB_KIND_NAMES, newWorkerId, startWorkers, type JobKindName, type ReplayExecutor, type StartWorkersOptions } from "../lib/jobs";
 import type { MethodRegistry } from "../lib/services/experiments/methods/types";
 import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
@@ -45,12 +45,13 @@ export function workerKinds(v: string | undefined): JobKindName[] {
 /**
  * Run the worker until SIGTERM / SIGINT.
  * @param inject.methods an experiment-method registry injected by the test harness (default: the real methods)
+ * @param inject.executor a replay executor injected by the test harness (default: the real one)
  */
-export async function runWorker(inject: { methods?: MethodRegistry } = {}): Promise<void> {
+export async function runWorker(inject: { methods?: MethodRegistry; executor?: ReplayExecutor } = {}): Promise<void> {
   const url = resolveDatabaseUrl(process.env.DATABASE_URL);
   const { db, provider } = openDb(url);
   const workerId = process.env.SYMTRACE_WORKER_ID || newWorkerId("worker:");
-  const executor = fakeExecutorFromEnv(process.env, workerId) ?? undefined;
+  const executor = inject.executor;
   const log = (line: string) => process.stderr.write(line + "\n");
   const selected = workerKinds(process.env.SYMTRACE_WORKER_KIND);
   const concurrency = num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1);
@@ -63,7 +64,7 @@ export async function runWorker(inject: { methods?: MethodRegistry } = {}): Prom
   };
   const workers = await startWorkers({ db, url, workerId, log, kinds: Object.fromEntries(selected.map((k) => [k, all[k]])) });
   for (const [name, b] of Object.entries(workers.backends)) {
-    const extra = name === "replay" && executor ? `, fake executor ${process.env.SYMTRACE_WORKER_FAKE_EXECUTOR}` : name === "experiment-attempt" && inject.methods && Object.values(inject.methods).some((m) => m?.fake) ? ", FAKE methods (test harness)" : "";
+    const extra = name === "replay" && executor ? ", FAKE replay executor (test harness)" : name === "experiment-attempt" && inject.methods && Object.values(inject.methods).some((m) => m?.fake) ? ", FAKE methods (test harness)" : "";
     log(`${name === "experiment-attempt" ? "experiment" : name} worker ${workerId} started (${provider}, ${b.kind}${extra})`);
   }
   const assembler = process.env.SYMTRACE_OTLP_ASSEMBLER === "0" ? null : startOtlpAssembler({ db, idleMs: otlpIdleMs(), log });

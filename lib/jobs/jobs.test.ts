@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -52,8 +52,12 @@ const runIs = (id: string, ...statuses: string[]) => async () => {
 };
 
 /** scripts/worker.ts as a child process, with a fake executor; resolves once it has started. */
-function spawnWorker(env: Record<string, string>): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "scripts/worker.ts"], {
+/**
+ * A worker child process: by default the test harness lib/testing/fake-worker.ts (scripts/worker.ts
+ * with the fake replay executor SYMTRACE_WORKER_FAKE_EXECUTOR names), or `script`.
+ */
+function spawnWorker(env: Record<string, string>, script = "lib/testing/fake-worker.ts"): Promise<{ child: ChildProcess; stderr: () => string }> {
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: h.url, SYMTRACE_WORKER_HEARTBEAT_MS: "200", SYMTRACE_WORKER_STALE_MS: "30000", ...env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -211,6 +215,22 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     expect(r?.error?.message).toMatch(/shut down/);
     expect(stderr()).toMatch(new RegExp(`replay ${id} interrupted`));
   }, 60_000);
+
+  test("the production worker (scripts/worker.ts) ignores SYMTRACE_WORKER_FAKE_EXECUTOR: the real executor runs the replay (issue 20 item 5)", async () => {
+    const log = path.join(mkdtempSync(path.join(os.tmpdir(), "symtrace-jobs-")), "exec.log");
+    const { child, stderr } = await spawnWorker({ SYMTRACE_WORKER_FAKE_EXECUTOR: "fast", SYMTRACE_FAKE_EXEC_LOG: log, SYMTRACE_WORKER_KIND: "replay" }, "scripts/worker.ts");
+    expect(stderr()).not.toMatch(/fake|FAKE/);
+    const [id] = await queue(1);
+    const run = await waitFor("final", async () => {
+      const r = await getRun(h.db, id);
+      return r && !["queued", "running"].includes(r.status) ? r : null;
+    }, 60_000, 100);
+    // the fake would have logged the run and completed it in ~0.5 s with no error; the real one never writes that log
+    expect(existsSync(log)).toBe(false);
+    expect(run.workerId).toMatch(/^worker:/);
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  }, 90_000);
 
   test.runIf(PG)(
     "PostgreSQL: two worker processes share a batch through pg-boss, each run executed once",
