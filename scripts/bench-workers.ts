@@ -12,7 +12,7 @@
  * name + `_w<n>`).
  * Sizes: BENCH_WORKERS_CASES (default 8 recorded failures), BENCH_WORKERS_METHODS (default the
  * calibrated methods of the registry), BENCH_WORKERS_ATTEMPTS (k, default 1), BENCH_WORKERS_COUNTS
- * (default "1,2,3"). BENCH_SMOKE=1: 2 cases. One JSON line `{"bench":"workers",...}`. Called by
+ * (default "1,2,3"). BENCH_SMOKE=1: 1 case × 3 methods. One JSON line `{"bench":"workers",...}`. Called by
  * scripts/bench.ts (BENCH_WORKERS=0 skips it).
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -72,10 +72,11 @@ async function freshDb(dir: string, base: string | undefined, n: number): Promis
 /** Run the benchmark and print its table and JSON line. */
 export async function runWorkersBench(): Promise<void> {
   const smoke = process.env.BENCH_SMOKE === "1";
-  const cases = Number(process.env.BENCH_WORKERS_CASES ?? (smoke ? 2 : 8));
+  // Smoke (CI): 1 case × 3 methods per worker count — enough to run every step, not to measure.
+  const cases = Number(process.env.BENCH_WORKERS_CASES ?? (smoke ? 1 : 8));
   const k = Number(process.env.BENCH_WORKERS_ATTEMPTS ?? 1);
   const counts = (process.env.BENCH_WORKERS_COUNTS ?? "1,2,3").split(",").map(Number);
-  const methods = (process.env.BENCH_WORKERS_METHODS ?? CALIBRATED_METHODS.join(",")).split(",");
+  const methods = (process.env.BENCH_WORKERS_METHODS ?? (smoke ? "rerun,suspicious-node,last-node" : CALIBRATED_METHODS.join(","))).split(",");
   const base = process.env.BENCH_WORKERS_DATABASE_URL;
   const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-bench-workers-"));
   const prevQuiet = process.env.SYMTRACE_QUIET;
