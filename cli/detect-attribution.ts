@@ -7,8 +7,9 @@
  * --ground-truth with|without|both (default both), --run-dir D (default data/attribution/<model>),
  * --max-calls N, --max-tokens N (budget of HTTP calls/tokens of this run), --concurrency N
  * (default 4), --seed S (default 20260512), --csv <file>, --background (run detached, return at
- * once with the run directory and pid), --upstream <url> / --model M (else
- * SYMTRACE_ATTRIBUTION_UPSTREAM / _MODEL, falling back to SYMTRACE_JUDGE_*).
+ * once with the run directory and pid), --upstream <url> / --model M / --protocol
+ * chat|responses|anthropic (else SYMTRACE_ATTRIBUTION_UPSTREAM / _MODEL / _PROTOCOL, falling back
+ * to SYMTRACE_JUDGE_*; protocol default chat).
  *
  * Prints one JSON object {source:"attribution", endpoint, cases, rows, text, jobs, spent, …};
  * exit 0, 1 on bad input or no endpoint for an LLM method, 2 on bad usage, 3 when the budget
@@ -21,10 +22,10 @@ import { ATTRIBUTOR_NAMES, ATTRIBUTORS, tableCsv, type AttributorName } from "..
 import type { Result } from "./detect";
 
 export const ATTRIBUTION_USAGE =
-  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M]";
+  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M] [--protocol chat|responses|anthropic]";
 
 const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
-const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run-dir", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model"]);
+const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run-dir", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model", "--protocol"]);
 
 /**
  * `--background`: the same command in a detached child process (its JSON output and stderr go to
@@ -71,10 +72,11 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
   }
   const gt = v["--ground-truth"] ?? "both";
   if (!["with", "without", "both"].includes(gt)) return fail(2, `--ground-truth must be with, without or both, got ${JSON.stringify(gt)}`);
-  const { attributionLlmSettings, createAttributionLlm } = await import("../lib/services/attribution/llm");
+  const { attributionLlmSettings, createAttributionLlm, parseAttributionProtocol } = await import("../lib/services/attribution/llm");
   let settings;
   try {
     settings = attributionLlmSettings();
+    if (v["--protocol"] !== undefined) settings.protocol = parseAttributionProtocol(v["--protocol"], "--protocol");
   } catch (e) {
     return fail(1, (e as Error).message);
   }
@@ -99,7 +101,7 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
     const i = argv.indexOf("--run-dir");
     return startInBackground(i >= 0 ? [...argv.slice(0, i), ...argv.slice(i + 2)] : argv, runDir);
   }
-  const llm = endpoint ? createAttributionLlm({ ...endpoint, apiKey: settings.apiKey, cacheDir: settings.cacheDir }) : null;
+  const llm = endpoint ? createAttributionLlm({ ...endpoint, apiKey: settings.apiKey, protocol: settings.protocol, cacheDir: settings.cacheDir }) : null;
   let report;
   try {
     report = await runAttributionStudy({
@@ -139,7 +141,7 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
   };
 }
 
-export const ANNOTATE_USAGE = "symtrace detect --annotate [--case <bundleId>...] [--limit N] [--upstream <url>] [--model M]";
+export const ANNOTATE_USAGE = "symtrace detect --annotate [--case <bundleId>...] [--limit N] [--upstream <url>] [--model M] [--protocol chat|responses|anthropic]";
 
 /**
  * `detect --annotate`: the LLM annotator over the database's Who&When cases; each answer is
@@ -152,17 +154,18 @@ export async function annotateCommand(argv: string[]): Promise<Result> {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const x = argv[i + 1];
-    if (!["--case", "--limit", "--upstream", "--model"].includes(a)) return fail(2, `unexpected ${a}; usage: ${ANNOTATE_USAGE}`);
+    if (!["--case", "--limit", "--upstream", "--model", "--protocol"].includes(a)) return fail(2, `unexpected ${a}; usage: ${ANNOTATE_USAGE}`);
     if (x === undefined || x.startsWith("--")) return fail(2, `${a} needs a value; usage: ${ANNOTATE_USAGE}`);
     if (a === "--case") cases.push(x);
     else v[a] = x;
     i++;
   }
   if (v["--limit"] !== undefined && !/^\d+$/.test(v["--limit"])) return fail(2, `--limit must be a non-negative integer, got ${JSON.stringify(v["--limit"])}`);
-  const { attributionLlmSettings, createAttributionLlm } = await import("../lib/services/attribution/llm");
+  const { attributionLlmSettings, createAttributionLlm, parseAttributionProtocol } = await import("../lib/services/attribution/llm");
   let s;
   try {
     s = attributionLlmSettings();
+    if (v["--protocol"] !== undefined) s.protocol = parseAttributionProtocol(v["--protocol"], "--protocol");
   } catch (e) {
     return fail(1, (e as Error).message);
   }
@@ -175,7 +178,7 @@ export async function annotateCommand(argv: string[]): Promise<Result> {
   const handle = openDb();
   await migrate(handle.url);
   try {
-    const run = await annotateWithLlm(handle.db, createAttributionLlm({ upstream, model, apiKey: s.apiKey, cacheDir: s.cacheDir }), { caseIds: cases.length ? cases : undefined, limit: v["--limit"] ? Number(v["--limit"]) : undefined });
+    const run = await annotateWithLlm(handle.db, createAttributionLlm({ upstream, model, apiKey: s.apiKey, protocol: s.protocol, cacheDir: s.cacheDir }), { caseIds: cases.length ? cases : undefined, limit: v["--limit"] ? Number(v["--limit"]) : undefined });
     return { code: 0, output: run };
   } catch (e) {
     return fail(1, (e as Error).message);

@@ -1,7 +1,7 @@
 /**
  * `symtrace experiment run|report` (issue 13 item 7): controlled repair experiments from the
  * command line. Thin: flags, files and exit codes; the experiment itself is
- * lib/services/experiments/run.ts (rows in the database, attempts run by lib/jobs ExperimentWorker
+ * lib/services/experiments/run.ts (rows in the database, attempts run by a lib/jobs worker of kind experiment-attempt
  * in this process — `--workers N` at once — and by any `npm run worker` sharing the database).
  *
  *   experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N] [--include-passed])
@@ -38,7 +38,7 @@ import path from "node:path";
 import { serializeBundle } from "../lib/bundle";
 import type { Db } from "../lib/db/client";
 import { EXPERIMENT_TABLES, experimentTable, tableToCsv } from "../lib/experiments";
-import type { ExperimentSettings, MethodRegistry } from "../lib/jobs/experiment-types";
+import type { ExperimentSettings, MethodRegistry } from "../lib/services/experiments/methods/types";
 
 export type Result = { code: number; output: unknown };
 
@@ -243,7 +243,7 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
   const { db } = await openMigrated(o.url);
   const { ExperimentError } = await import("../lib/db/experiments");
   const { startExperiment, cancelExperimentRun } = await import("../lib/services/experiments/run");
-  const { ExperimentWorker } = await import("../lib/jobs/experiment-worker");
+  const { createWorker } = await import("../lib/jobs/kinds");
   let registry = o.methods;
   // Real methods need a verdict from the evaluator (fake ones, injected by the test harness only, give their own): checked at creation.
   const realMethods = !registry;
@@ -251,7 +251,7 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
   let cancel: (() => Promise<unknown>) | null = null;
   try {
     if (!registry) {
-      const { loadDefaultMethods } = await import("../lib/jobs/experiment-worker");
+      const { loadDefaultMethods } = await import("../lib/jobs/kinds/experiment-attempt");
       try {
         registry = await loadDefaultMethods();
       } catch (e) {
@@ -293,7 +293,7 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
     log(`experiment ${e.id}: ${e.caseCount} cases × ${methods.join(", ")} × k=${settings.attempts}, ${e.progress.rows} attempts queued; ${workers} worker(s)`);
     cancel = () => cancelExperimentRun(db, e.id, null);
     process.once("SIGINT", onSigint);
-    const worker = new ExperimentWorker({ db, methods: registry, experimentId: e.id, concurrency: workers, idlePollMs: 200, log });
+    const worker = createWorker("experiment-attempt", { db, methods: registry, experimentId: e.id, concurrency: workers, idlePollMs: 200, log });
     worker.start();
     const { getExperiment } = await import("../lib/db/experiments");
     let last = "";

@@ -6,7 +6,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { expect, test } from "vitest";
-import { METHOD_NAMES } from "../lib/jobs/experiment-types";
+import { METHOD_NAMES } from "../lib/experiments/methods";
 import { EXPERIMENT_RUN_USAGE } from "./experiment";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

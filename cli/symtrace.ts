@@ -51,11 +51,11 @@ const USAGE = [
   "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>   (exit 4, ok:false: the MAS failed or nothing was recorded)",
   "symtrace detect <bundle-file|caseId|bundleId> [--judge]   (suspicious nodes and the intervention anchor; --judge: SYMTRACE_JUDGE_UPSTREAM, SYMTRACE_JUDGE_MODEL)",
   "symtrace detect --eval [--dataset D] [--dir <file-or-dir>...] [--seed S]   (anchor/top-3 hit rates and per-category precision/recall vs reference nodes, with Random-Node and Last-Node baselines)",
-  "symtrace detect --eval --attribution --dir <Who&When file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background]   (failure attribution per subset: agent and step accuracy, ±1/2/3/5, Wilson 95%, tokens/calls per case, published figures beside; SYMTRACE_ATTRIBUTION_UPSTREAM/_MODEL; resumable jobs; exit 3: budget reached)",
-  "symtrace detect --annotate [--case <bundleId>...] [--limit N]   (the LLM annotator: stores its protocol annotation of each Who&When case under a machine account, for human–machine agreement)",
+  "symtrace detect --eval --attribution --dir <Who&When file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--protocol chat|responses|anthropic]   (failure attribution per subset: agent and step accuracy, ±1/2/3/5, Wilson 95%, tokens/calls per case, published figures beside; SYMTRACE_ATTRIBUTION_UPSTREAM/_MODEL; resumable jobs; exit 3: budget reached)",
+  "symtrace detect --annotate [--case <bundleId>...] [--limit N] [--protocol chat|responses|anthropic]   (the LLM annotator: stores its protocol annotation of each Who&When case under a machine account, for human–machine agreement)",
   "symtrace release export --out <dir> [--format bundle|...] [--mas M] [--benchmark B] [--status adjudicated|all] [--cases <id,id,...>] [--release-version V]   (a versioned dataset release: manifest, datasheet, bundles, annotations, agreement; cli/release.ts)",
   "symtrace release import <dir>   (into an empty database; verifies checksums, then bundle hashes and agreement figures)",
-  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge,correction,correction-control> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
+  "symtrace experiment run (--cases <file|dir> ... | --from-db [--dataset D] [--mas M] [--benchmark B] [--limit N]) --methods <m1,m2,...> --attempts <k> --upstream <url> [--tool-upstream <url>] [--evaluator <cmd>] [--reproduction-judge <cmd>|--judge-upstream <url>] [--seed S] [--max-calls N] [--max-tokens N] [--workers N] --out <dir> [-- <command...>]   (one JSON object: pass@k, rep1/rep3, calls, comparisons; exit 3: stopped at the budget cap)",
   "symtrace experiment report <experiment id | out dir>",
   "symtrace apikey create --name <name> | apikey list | apikey revoke <id|prefix>   (API keys for the OTLP/HTTP receiver; create prints {\"key\": ...} once)",
   "symtrace otlp flush [--trace <traceId>] | otlp status | otlp prune [--retain-seconds <s>]   (assemble received OTLP traces now / staging size and age / delete staged spans of assembled idle traces)",
@@ -346,7 +346,7 @@ async function main(argv: string[]): Promise<number> {
       // The experiment lines come from cli/experiment.ts itself (every flag, --mars-* included) and
       // the method names from the runner's list (mars included), so help cannot fall behind them.
       const { EXPERIMENT_RUN_USAGE, EXPERIMENT_REPORT_USAGE } = await import("./experiment");
-      const { METHOD_NAMES } = await import("../lib/jobs/experiment-types");
+      const { METHOD_NAMES } = await import("../lib/experiments/methods");
       const usage = USAGE.flatMap((l) =>
         l.startsWith("symtrace experiment run ") ? [EXPERIMENT_RUN_USAGE, `  (experiment methods: ${METHOD_NAMES.join(", ")})`] : l.startsWith("symtrace experiment report ") ? [EXPERIMENT_REPORT_USAGE] : [l],
       );

@@ -640,8 +640,10 @@ test.describe("concurrency", () => {
 
 /**
  * Signed in as an annotator who has submitted nothing, crawl every page reachable by links from
- * "/" and every API GET of each case reached (annotations, own drafts, reference labels, audit,
- * symptoms, graph index/window/locate, replay target, replays, search, every node — the first
+ * "/", the API GETs that are not per case (queue, agreement and its CSV, experiments, attribution,
+ * repair searches), and every API GET of each case reached (annotations, own drafts, reference
+ * labels, audit, symptoms, graph index/window/locate, replay target, replays and each replay run,
+ * search, every node — the first
  * window's nodes of a windowed case), plus the earliest-node check with the last node and all four
  * categories, on the seeded demo data. Data-driven: the forbidden strings are read from the
  * database's reference fields — every reference label's reason and failure modes, label-derived
@@ -776,6 +778,9 @@ test.describe("blindness probe: an unsubmitted annotator finds no reference-labe
       }
     }
 
+    // ---- the API GETs that are not per case (role-gated ones answer 401/403 with no data; the queue is P's own)
+    for (const url of ["/api/queue", "/api/agreement", "/api/agreement?format=csv&table=reliability", "/api/experiments", "/api/experiments/attribution", "/api/repair-searches"]) await get(url);
+
     // ---- every API GET of each case reached
     const byBundle = new Map(cases.map((c) => [c.bundleId, c]));
     const pool = async <T,>(xs: T[], n: number, f: (x: T) => Promise<void>) => {
@@ -787,7 +792,11 @@ test.describe("blindness probe: an unsubmitted annotator finds no reference-labe
     await pool(casePages, 3, async (bundleId) => {
       const c = byBundle.get(bundleId);
       const api_ = casePath(bundleId);
-      for (const p of ["annotations", "annotations/mine?kind=initial", "annotations/mine?kind=final", "reference-labels", "audit", "symptoms", "graph/index", "replays"]) await get(`${api_}/${p}`);
+      for (const p of ["annotations", "annotations/mine?kind=initial", "annotations/mine?kind=final", "reference-labels", "audit", "symptoms", "graph/index"]) await get(`${api_}/${p}`);
+      // the case's replays and each run's own GET (answered 403/404 where P may not replay)
+      const replays = await get(`${api_}/replays`);
+      const runs = (JSON.parse(replays) as { runs?: Array<{ id: string }> }).runs ?? [];
+      for (const run of runs) await get(`/api/replays/${enc(run.id)}`);
       const win = JSON.parse(await get(`${api_}/graph/window?from=0&to=200`)) as { nodes: Array<{ id: string }> };
       const ids = (c?.nodeCount ?? 0) <= 600 ? (JSON.parse(await get(`${api_}/graph/window?from=0&to=600`)) as { nodes: Array<{ id: string }> }).nodes.map((n) => n.id) : win.nodes.map((n) => n.id);
       if (!ids.length) return;

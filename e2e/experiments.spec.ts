@@ -19,6 +19,8 @@ import { createUser, goldCopy, seedBundle, signIn } from "./fixtures";
 // Seeding 23 attempts through lib/db and rendering a 10,000-resample report on a loaded 2-core machine.
 test.describe.configure({ timeout: 180_000 });
 
+/** The runner name the seeded experiments are reserved for (lib/db claimNextAttempt `runner`). */
+const RUNNER = "e2e-planned-outcomes";
 let db: Db | null = null;
 const getDb = () => (db ??= openDb(E2E_DATABASE_URL).db);
 
@@ -54,6 +56,9 @@ async function seedExperiment(): Promise<{ id: string; sources: ReplayBundle[] }
     methods: ["rerun", "suspicious-node"],
     caseIds,
     caseSet: { kind: "list" },
+    // Reserved for this test's own runner: the app's embedded worker (started by another spec's
+    // POST /api/experiments) must not claim these attempts and run them for real.
+    runner: RUNNER,
   });
   return { id: e.id, sources };
 }
@@ -63,7 +68,7 @@ async function runPlanned(id: string, sources: ReplayBundle[]): Promise<void> {
   const d = getDb();
   const idx = new Map((await listExperimentCases(d, id)).map((c) => [c.id, c.idx]));
   for (;;) {
-    const a = await claimNextAttempt(d, "e2e", 60_000, { experimentId: id });
+    const a = await claimNextAttempt(d, "e2e", 60_000, { experimentId: id, runner: RUNNER });
     if (!a) break;
     const i = idx.get(a.experimentCaseId)!;
     const plan = PLAN[a.method][i][a.attempt - 1];

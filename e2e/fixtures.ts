@@ -9,7 +9,7 @@ import path from "node:path";
 import type { Page, APIRequestContext } from "@playwright/test";
 import { request as pwRequest } from "@playwright/test";
 import { buildBundle, parseJsonText, type ReplayBundle } from "../lib/bundle";
-import { assignCases, importCase, openDb, upsertUser, type Db } from "../lib/db";
+import { assignCases, exportBundle, importCase, openDb, upsertUser, type Db } from "../lib/db";
 import type { Role } from "../lib/annotation";
 import { E2E_DATABASE_URL } from "../playwright.config";
 
@@ -29,6 +29,11 @@ export async function seedBundle(make: (id: string) => ReplayBundle): Promise<Re
   const b = make(`e2e/${randomUUID()}`);
   await withDb((db) => importCase(db, { bundle: b }));
   return b;
+}
+
+/** The bundle the app stored for a case (e.g. a replay's result), rebuilt from its rows; null when none. */
+export async function storedBundle(bundleId: string): Promise<ReplayBundle | null> {
+  return withDb((db) => exportBundle(db, { bundleId }));
 }
 
 /** A copy of a gold bundle under a fresh random id (so each test has its own case). */

@@ -25,8 +25,9 @@ export async function seedRunningSearch(db: Db, o: { sourceCaseId: string; state
     maxTokens: null,
     command: null,
   };
-  const v = await createRepairSearch(db, { sourceCaseId: o.sourceCaseId, settings });
-  const claimed = await claimRepairSearch(db, v.id, E2E_WORKER, LEASE_MS);
+  // Reserved for this test's runner: the app's embedded worker (running from boot) never claims it.
+  const v = await createRepairSearch(db, { sourceCaseId: o.sourceCaseId, settings, runner: E2E_WORKER });
+  const claimed = await claimRepairSearch(db, v.id, E2E_WORKER, LEASE_MS, { runner: E2E_WORKER });
   if (!claimed) throw new Error(`could not claim repair search ${v.id} (another worker took it?)`);
   if (!(await saveRepairSearchState(db, v.id, E2E_WORKER, { state: o.state, nodeCases: { n0: o.sourceCaseId, ...o.nodeCases } }))) throw new Error(`could not save the state of ${v.id}`);
   return v.id;

@@ -26,11 +26,6 @@ export interface SuiteOptions {
   setup?: () => Promise<{ recordArgs: string[]; stop: () => Promise<void> }>;
   /** More tests on the recorded bundle. */
   extra?: (ctx: SuiteContext) => void;
-  /**
-   * A known open defect that makes the replay-from-every-node proof fail for this setup: the test is
-   * skipped and the reason printed (never silently: the issue stays open until it passes).
-   */
-  knownDefect?: string;
 }
 
 export interface SuiteContext {
@@ -126,8 +121,7 @@ export function frameworkSuite(base: FrameworkCase, opts: SuiteOptions = {}): vo
       }
     });
 
-    if (opts.knownDefect) console.warn(`KNOWN DEFECT (${base.name}), replay-from-every-node proof skipped: ${opts.knownDefect}`);
-    (opts.knownDefect ? test.skip : test)(`replay from every LLM node, ${runs} runs each: the prefix verifies and the guidance lands in the target's agent`, async () => {
+    test(`replay from every LLM node, ${runs} runs each: the prefix verifies and the guidance lands in the target's agent`, async () => {
       const targets = llmRecords(fc, bundle);
       expect(targets.length, "LLM nodes to replay from").toBeGreaterThanOrEqual(2);
       const jobs = targets.flatMap((t) =>

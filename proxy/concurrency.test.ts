@@ -155,17 +155,35 @@ describe("parallel sub-agents through the proxy (issue 21 item 4)", () => {
     const withGuidance = live.filter((q) => q.messages.some((m) => m.content === "Cite the park's opening year."));
     expect(withGuidance).toHaveLength(1);
     expect(withGuidance[0].messages[0].content).toMatch(/^You are Researcher/);
-    // The Writer's second call was served from the recording; only the target and the synthesis went live.
-    expect(live.map((q) => /You are (\w+)/.exec(q.messages[0].content)![1])).toEqual(["Researcher", "Orchestrator"]);
+    // The Writer's second call began after the target in the recording: it is held until the
+    // target went live, then goes live itself (no guidance); the prefix is what the recording had
+    // before the target, whatever the arrival order.
+    expect(live.map((q) => /You are (\w+)/.exec(q.messages[0].content)![1])).toEqual(["Researcher", "Writer", "Orchestrator"]);
+    expect(session.verified).toBe(3);
     const out = session.toBundle({ id: "test/parallel/replay" });
     expect(validateBundle(out).ok).toBe(true);
-    // The prefix holds every served record (O, R1, W1, W2) and the target's live request carries the guidance.
-    expect(out.records.map((r) => out.graph.nodes.find((n) => n.id === r.nodeId)?.agent)).toEqual(["Orchestrator", "Researcher", "Writer", "Writer", "Researcher", "Orchestrator"]);
-    expect(out.records[4].meta?.guidance).toBe("Cite the park's opening year.");
-    // The live synthesis depends on the live target's answer and on the Writer's served (prefix) answer.
-    const w2Action = out.graph.edges.find((e) => e.from === out.records[3].nodeId && e.to.startsWith("agent_action"))!.to;
-    const r2Action = out.graph.edges.find((e) => e.from === out.records[4].nodeId && e.to.startsWith("agent_action"))!.to;
-    expect(out.graph.edges.filter((e) => e.to === out.records[5].nodeId && e.kind === "data").map((e) => e.from).sort()).toEqual([r2Action, w2Action].sort());
+    expect(out.records.slice(0, 3)).toEqual(bundle.records.slice(0, 3));
+    expect(out.records.map((r) => out.graph.nodes.find((n) => n.id === r.nodeId)?.agent)).toEqual(["Orchestrator", "Researcher", "Writer", "Researcher", "Writer", "Orchestrator"]);
+    expect(out.records[3].meta?.guidance).toBe("Cite the park's opening year.");
+    expect(out.records[4].meta?.guidance).toBeUndefined();
+    // The live synthesis depends on both live sub-agents' answers (the join), and the Writer's live
+    // second call on its own served first answer, not on the Researcher's.
+    const actionOf = (i: number) => out.graph.edges.find((e) => e.from === out.records[i].nodeId && e.to.startsWith("agent_action"))!.to;
+    expect(out.graph.edges.filter((e) => e.to === out.records[5].nodeId && e.kind === "data").map((e) => e.from).sort()).toEqual([actionOf(3), actionOf(4)].sort());
+    expect(out.graph.edges.filter((e) => e.to === out.records[4].nodeId && e.kind === "data").map((e) => e.from)).toEqual([actionOf(2)]);
+  });
+
+  test("a call that began after the target is served from the recording when the target does not come within the wait", async () => {
+    const before = up.requests.length;
+    const session = new ReplaySession({ source: bundle, targetNodeId: bundle.records[3].nodeId, guidance: "Cite the park's opening year." });
+    // The Researcher pauses 300 ms before its second call; the Writer's waits at most 50 ms.
+    const { stop } = await run(session, up.url, { Researcher: 300, Writer: 0 }, 50);
+    expect(stop).toBeNull();
+    const live = up.requests.slice(before);
+    expect(live.map((q) => /You are (\w+)/.exec(q.messages[0].content)![1])).toEqual(["Researcher", "Orchestrator"]);
+    expect(live[0].messages.at(-1)).toEqual({ role: "user", content: "Cite the park's opening year." });
+    // the prefix then holds the Writer's later record too (a valid reordering)
+    expect(session.verified).toBe(4);
   });
 
   test("a request that overtakes another agent's recorded predecessor waits for it, then is served", async () => {

@@ -1,8 +1,10 @@
 /**
- * Waiting for concurrent agents on replay (issue 21 item 4): a request whose record still waits
- * for another agent's recorded predecessor is held (polled every 5 ms) until that predecessor is
- * served, for at most `waitMs`; then it is asked once more with `final: true`, which names the
- * divergence (`reordered`). Nothing is consumed while a request waits.
+ * Waiting for concurrent agents on replay (issue 21 item 4): a request the session answers with
+ * `blocked` is held (polled every 5 ms) for at most `waitMs` — a request whose record still waits
+ * for another agent's recorded predecessor, the target while calls recorded before it are
+ * unserved, a call recorded after the target until the target went live; then it is asked once
+ * more with `final: true` (a still-missing predecessor is a `reordered` divergence; the target goes
+ * live; a later call is served). Nothing is consumed while a request waits.
  */
 import type { BoundaryCall, BoundarySession, Step } from "../lib/replay";
 

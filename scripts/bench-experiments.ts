@@ -25,17 +25,32 @@ import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import { runExperimentCommand } from "../cli/experiment";
+import { CALIBRATED_METHODS } from "../lib/experiments/methods";
 import { buildCalibratedMas, REPO_ROOT } from "../lib/testing/calibrated/fast-mas";
 import { recordCalibratedFailures } from "../lib/testing/calibrated/record";
 import { startCalibratedWorld } from "../lib/testing/calibrated/world";
+import { spawnHelperPid } from "../lib/services/replay/spawn-helper";
+import { goalFigure } from "./bench-goals";
 
 const GOAL_OVERHEAD = 0.2;
-const ALL_METHODS = "rerun,self-reflection,critic,suspicious-node,annotated-node,random-node,last-node,node-resample,nudge";
+const ALL_METHODS = CALIBRATED_METHODS.join(",");
 
-/** CPU seconds of this process and of its reaped children (Linux /proc/self/stat; null elsewhere). */
+/**
+ * CPU seconds of this process and of its reaped children (Linux /proc/<pid>/stat; null elsewhere).
+ * MAS processes started through the spawn helper are its children: the helper's own and its reaped
+ * children's CPU time are added to `children`.
+ */
 function cpuTimes(): { self: number; children: number } | null {
+  const own = statTimes("self");
+  if (!own) return null;
+  const hp = spawnHelperPid();
+  const h = hp === null ? null : statTimes(String(hp));
+  return { self: own.self, children: own.children + (h ? h.self + h.children : 0) };
+}
+
+function statTimes(pid: string): { self: number; children: number } | null {
   try {
-    const f = readFileSync("/proc/self/stat", "utf8");
+    const f = readFileSync(`/proc/${pid}/stat`, "utf8");
     const rest = f.slice(f.lastIndexOf(")") + 2).split(" ");
     // fields after the command: state(3) … utime(14) stime(15) cutime(16) cstime(17), 1-based in proc(5)
     const tick = 100;
@@ -156,6 +171,7 @@ export async function runExperimentsBench(): Promise<void> {
     const w = Math.max(...rows.map((r) => r[0].length));
     console.log(`experiment benchmark (calibrated world, ${cases} cases × ${methods.split(",").length} methods × k=${k}, node ${process.version}, ${os.cpus().length} cpus, load ${os.loadavg()[0].toFixed(1)})`);
     for (const [name, v] of rows) console.log(`  ${name.padEnd(w)}  ${v}`);
+    goalFigure({ item: 1, name: "experiment runner overhead (share of wall beyond MAS time / workers)", value: `${(overhead * 100).toFixed(1)}%`, goal: `< ${GOAL_OVERHEAD * 100}%`, met: overhead < GOAL_OVERHEAD, note: `MAS ${(masT.ms / 1000).toFixed(1)} s over ${masT.n} processes, wall ${(wallMs / 1000).toFixed(1)} s, ${workers} workers; counting evaluator + judge as work ${(overheadWithEval * 100).toFixed(1)}%` });
     console.log(
       JSON.stringify({
         bench: "experiments",

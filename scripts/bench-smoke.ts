@@ -6,7 +6,9 @@
  * Smoke sizes: 20 gold-sized bundles + a 201-node bundle (import), 1 browser run per case and the
  * already-built `.next` (inspector), 2,000 matched events and 30 proxied calls (replay), 400- and
  * 2,000-node traces (suspicious-node detection), 5,120 spans (OTLP receiver), one 6,402-node trace
- * (big-trace benchmark, BENCH_BIG_SIZES), 1 calibrated case × all methods × k = 1 (experiments), 1 calibrated case × a 4-iteration MARS search (mars).
+ * (big-trace benchmark, BENCH_BIG_SIZES), 1 calibrated case × all methods × k = 1 (experiments), 1 calibrated case × a 4-iteration MARS search (mars),
+ * 1 calibrated case × 3 methods with 1, 2 and 3 worker processes (workers),
+ * one 6,402-node pair of our import and the bare insert loop (import at the storage limit).
  */
 export const SMOKE = process.env.BENCH_SMOKE === "1";
 
@@ -25,6 +27,7 @@ if (SMOKE) {
     BENCH_EXP_ATTEMPTS: "1",
     BENCH_MARS_CASES: "1",
     BENCH_MARS_ITERATIONS: "4",
+    BENCH_WORKERS_CASES: "2",
   };
   for (const [k, v] of Object.entries(defaults)) process.env[k] ??= v;
 }

@@ -32,6 +32,13 @@
  * Last, MARS vs a single node-level replay (scripts/bench-mars.ts, issue 15: 30 calibrated failures,
  * repaired by each and by MARS where the single replay failed, Wilson intervals vs the truth table,
  * tree-node checks, MARS calls/tokens per repaired case); BENCH_MARS=0 skips it.
+ * Right after the import benchmark, import at the storage limit (scripts/bench-import-limit.ts,
+ * issue 25 item 3: our import of one file side by side with a bare better-sqlite3 insert loop of
+ * the same rows, as a ratio, goal >= 0.8); BENCH_LIMIT=0 skips it.
+ * At the end, the figures of issue 25 together (scripts/bench-goals.ts): each with its goal,
+ * "met" / "NOT met" / "not measured" and the load average when it was measured.
+ * Then worker scale-out (scripts/bench-workers.ts, issue 23: experiment attempts per second with 1,
+ * 2 and 3 `npm run worker` processes on the calibrated world); BENCH_WORKERS=0 skips it.
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -51,6 +58,9 @@ import { runOtlpBench } from "./bench-otlp";
 import { runBigTraceBench } from "./bench-bigtrace";
 import { runExperimentsBench } from "./bench-experiments";
 import { runMarsBench } from "./bench-mars";
+import { runImportLimitBench } from "./bench-import-limit";
+import { printGoals } from "./bench-goals";
+import { runWorkersBench } from "./bench-workers";
 
 const GOAL_MS = 10_000;
 const GOLD = Number(process.env.BENCH_GOLD ?? 536);
@@ -175,6 +185,7 @@ async function main() {
 }
 
 main()
+  .then(() => (process.env.BENCH_LIMIT === "0" ? undefined : runImportLimitBench()))
   .then(() => (process.env.BENCH_AGREEMENT === "0" ? undefined : runAgreementBench()))
   .then(() => (process.env.BENCH_SYMPTOMS === "0" ? undefined : runSymptomsBench()))
   .then(() => (process.env.BENCH_REPLAY === "0" ? undefined : runReplayBench()))
@@ -183,6 +194,8 @@ main()
   .then(() => (process.env.BENCH_BIGTRACE === "0" ? undefined : runBigTraceBench()))
   .then(() => (process.env.BENCH_EXPERIMENTS === "0" ? undefined : runExperimentsBench()))
   .then(() => (process.env.BENCH_MARS === "0" ? undefined : runMarsBench()))
+  .then(() => (process.env.BENCH_WORKERS === "0" ? undefined : runWorkersBench()))
+  .then(() => printGoals())
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     process.exit(1);

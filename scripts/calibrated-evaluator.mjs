@@ -8,13 +8,18 @@
  * 2 = not a calibrated task (outcome unknown). stdout: one JSON object { expected, got, category }.
  *
  *   SYMTRACE_REPLAY_EVALUATOR="node scripts/calibrated-evaluator.mjs"
- * SYMTRACE_EVAL_TIMING_FILE (benchmarks): the process appends its lifetime in ms to that file at exit.
+ * SYMTRACE_EVAL_TIMING_FILE (benchmarks): the process (or worker thread) appends its lifetime in ms to that file at exit.
  */
+import { isMainThread } from "node:worker_threads";
 import { appendFileSync } from "node:fs";
 import { amountOf, parseTask, referenceAmount } from "../lib/testing/calibrated/catalogue.mjs";
 
 // Benchmark hook (scripts/bench-experiments.ts): "<lifetime ms> <start epoch ms>", appended at exit.
-if (process.env.SYMTRACE_EVAL_TIMING_FILE) process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${performance.now().toFixed(1)} ${performance.timeOrigin.toFixed(1)}\n`));
+if (process.env.SYMTRACE_EVAL_TIMING_FILE) {
+  // In a worker thread (lib/services/js-evaluator.ts) performance.timeOrigin is the process's: count from here.
+  const start = isMainThread ? performance.timeOrigin : Date.now();
+  process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${(Date.now() - start).toFixed(1)} ${start.toFixed(1)}\n`));
+}
 
 const task = parseTask(process.env.SYMTRACE_TASK ?? "");
 if (!task) {

@@ -16,12 +16,17 @@
  * In this world the tool's data are always true, so the judge is exact: a trajectory scores 1.0 iff
  * the evaluator will accept it. Prints `{score, found_solution, failureMode, feedback}`;
  * exit 0 = found solution, 1 = not, 2 = not a calibrated task / unreadable input.
- * SYMTRACE_EVAL_TIMING_FILE (benchmarks): the process appends its lifetime in ms to that file at exit.
+ * SYMTRACE_EVAL_TIMING_FILE (benchmarks): the process (or worker thread) appends its lifetime in ms to that file at exit.
  */
+import { isMainThread } from "node:worker_threads";
 import { appendFileSync, readFileSync } from "node:fs";
 import { amountOf, parseTask } from "../lib/testing/calibrated/catalogue.mjs";
 
-if (process.env.SYMTRACE_EVAL_TIMING_FILE) process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${performance.now().toFixed(1)}\n`));
+if (process.env.SYMTRACE_EVAL_TIMING_FILE) {
+  // In a worker thread (lib/services/js-evaluator.ts) performance.timeOrigin is the process's: count from here.
+  const start = isMainThread ? performance.timeOrigin : Date.now();
+  process.on("exit", () => appendFileSync(process.env.SYMTRACE_EVAL_TIMING_FILE, `${(Date.now() - start).toFixed(1)}\n`));
+}
 
 const out = (v, code) => {
   console.log(JSON.stringify(v));

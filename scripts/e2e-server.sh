@@ -23,6 +23,10 @@ TOOL_PORT=${E2E_TOOL_PORT:-3292}
 # The outcome of each completed replay (and of its source when the source records no verdict):
 # the reference evaluator of the reference MAS's task (unknown for any other task).
 export SYMTRACE_REPLAY_EVALUATOR="${SYMTRACE_REPLAY_EVALUATOR:-node $PWD/scripts/hilltop-evaluator.mjs}"
+# Test support: register the AI SDK example as a runner (e2e/runners.json, used by
+# e2e/frameworks.spec.ts), so "Replay from here" on its recorded run is a native replay
+# (also for the PostgreSQL workers below).
+export SYMTRACE_RUNNERS_FILE="${SYMTRACE_RUNNERS_FILE:-$PWD/e2e/runners.json}"
 case "$DATABASE_URL" in
   postgres*)
     export SYMTRACE_EMBEDDED_WORKER=0

@@ -6,30 +6,22 @@
  *
  * Environment: DATABASE_URL; SYMTRACE_WORKER_CONCURRENCY (default 1); SYMTRACE_WORKER_STALE_MS
  * (default 30000); SYMTRACE_WORKER_HEARTBEAT_MS (default 1000); SYMTRACE_WORKER_ID.
- * SYMTRACE_WORKER_KIND=all|replay|experiment|repair-search (default all); SYMTRACE_WORKER_LEASE_MS
+ * SYMTRACE_WORKER_KIND=all | a comma-separated list of replay, experiment-attempt (or experiment),
+ * repair-search (default all; lib/jobs/kinds.ts); SYMTRACE_WORKER_POLL_MS (SQLite polling, default 1000); SYMTRACE_WORKER_LEASE_MS
  * (experiment attempt and repair-search lease, default 30000: a killed worker's attempt / search is
  * taken over after it expires; a search resumes from its last saved iteration).
- * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1).
- * Test hook: SYMTRACE_WORKER_FAKE_EXECUTOR=slow|fast|fail runs a fake replay executor. Experiment
- * methods are always the real ones here; only the test harness (lib/testing/fake-worker.ts) starts
+ * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1). SYMTRACE_WORKER_RUNNER:
+ * take only experiments reserved for that runner (`Experiment.runner`; default: the unreserved ones).
+ * The replay executor and the experiment methods are always the real ones here; only the test
+ * harness (lib/testing/fake-worker.ts: a fake replay executor, fake experiment methods) starts
  * this worker with fake methods injected (`runWorker({ methods })`), and they stamp what they touch.
  * The OTLP trace assembler (lib/services/otlp-assembler.ts) runs here too: SYMTRACE_OTLP_IDLE_SECONDS
  * (default 30); SYMTRACE_OTLP_ASSEMBLER=0 turns it off.
  */
 import path from "node:path";
 import { openDb, resolveDatabaseUrl } from "../lib/db";
-import {
-  closeBoss,
-  fakeExecutorFromEnv,
-  newWorkerId,
-  startExperimentWorkerBackend,
-  startRepairSearchWorkerBackend,
-  startWorkerBackend,
-  type ExperimentWorkerBackend,
-  type RepairSearchWorkerBackend,
-  type WorkerBackend,
-} from "../lib/jobs";
-import type { MethodRegistry } from "../lib/jobs/experiment-types";
+import { closeBoss, JOB_KIND_NAMES, newWorkerId, startWorkers, type JobKindName, type ReplayExecutor, type StartWorkersOptions } from "../lib/jobs";
+import type { MethodRegistry } from "../lib/services/experiments/methods/types";
 import { otlpIdleMs, startOtlpAssembler } from "../lib/services/otlp-assembler";
 
 const num = (v: string | undefined, d: number) => (v && Number.isFinite(Number(v)) ? Number(v) : d);
@@ -41,59 +33,39 @@ for (const sig of ["SIGTERM", "SIGINT"] as const) {
   process.on(sig, () => (requestStop ? requestStop(sig) : (pendingSignal ??= sig)));
 }
 
+/** SYMTRACE_WORKER_KIND: all, or a comma-separated list of kinds ("experiment" = experiment-attempt). */
+export function workerKinds(v: string | undefined): JobKindName[] {
+  const names = (v ?? "all").split(",").map((k) => k.trim()).filter(Boolean);
+  if (names.includes("all")) return [...JOB_KIND_NAMES];
+  const kinds = names.map((k) => (k === "experiment" ? "experiment-attempt" : k));
+  for (const k of kinds) if (!(JOB_KIND_NAMES as readonly string[]).includes(k)) throw new Error(`SYMTRACE_WORKER_KIND must be all or a list of ${JOB_KIND_NAMES.join(", ")} (experiment = experiment-attempt); got ${v}`);
+  return kinds as JobKindName[];
+}
+
 /**
  * Run the worker until SIGTERM / SIGINT.
  * @param inject.methods an experiment-method registry injected by the test harness (default: the real methods)
+ * @param inject.executor a replay executor injected by the test harness (default: the real one)
  */
-export async function runWorker(inject: { methods?: MethodRegistry } = {}): Promise<void> {
+export async function runWorker(inject: { methods?: MethodRegistry; executor?: ReplayExecutor } = {}): Promise<void> {
   const url = resolveDatabaseUrl(process.env.DATABASE_URL);
   const { db, provider } = openDb(url);
   const workerId = process.env.SYMTRACE_WORKER_ID || newWorkerId("worker:");
-  const executor = fakeExecutorFromEnv(process.env, workerId) ?? undefined;
+  const executor = inject.executor;
   const log = (line: string) => process.stderr.write(line + "\n");
-  const kind = process.env.SYMTRACE_WORKER_KIND ?? "all";
-  if (!["all", "replay", "experiment", "repair-search"].includes(kind)) throw new Error(`SYMTRACE_WORKER_KIND must be all, replay, experiment or repair-search; got ${kind}`);
-  let backend: WorkerBackend | null = null;
-  let experiments: ExperimentWorkerBackend | null = null;
-  let searches: RepairSearchWorkerBackend | null = null;
-  if (kind === "all" || kind === "replay") {
-    backend = await startWorkerBackend({
-      db,
-      url,
-      workerId,
-      executor,
-      concurrency: num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1),
-      staleAfterMs: num(process.env.SYMTRACE_WORKER_STALE_MS, 30_000),
-      heartbeatMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000),
-      log,
-    });
-    log(`replay worker ${workerId} started (${provider}, ${backend.kind}${executor ? ", fake executor " + process.env.SYMTRACE_WORKER_FAKE_EXECUTOR : ""})`);
-  }
-  if (kind === "all" || kind === "experiment") {
-    const methods = inject.methods;
-    experiments = await startExperimentWorkerBackend({
-      db,
-      url,
-      workerId,
-      methods,
-      concurrency: num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1),
-      leaseMs: num(process.env.SYMTRACE_WORKER_LEASE_MS, 30_000),
-      idlePollMs: num(process.env.SYMTRACE_WORKER_POLL_MS, 1000),
-      log,
-    });
-    log(`experiment worker ${workerId} started (${provider}, ${experiments.kind}${methods && Object.values(methods).some((m) => m?.fake) ? ", FAKE methods (test harness)" : ""})`);
-  }
-  if (kind === "all" || kind === "repair-search") {
-    searches = await startRepairSearchWorkerBackend({
-      db,
-      url,
-      workerId,
-      concurrency: num(process.env.SYMTRACE_REPAIR_SEARCH_CONCURRENCY, 1),
-      leaseMs: num(process.env.SYMTRACE_WORKER_LEASE_MS, 30_000),
-      idlePollMs: num(process.env.SYMTRACE_WORKER_POLL_MS, 1000),
-      log,
-    });
-    log(`repair-search worker ${workerId} started (${provider}, ${searches.kind})`);
+  const selected = workerKinds(process.env.SYMTRACE_WORKER_KIND);
+  const concurrency = num(process.env.SYMTRACE_WORKER_CONCURRENCY, 1);
+  const leaseMs = num(process.env.SYMTRACE_WORKER_LEASE_MS, 30_000);
+  const idlePollMs = num(process.env.SYMTRACE_WORKER_POLL_MS, 1000);
+  const all: NonNullable<StartWorkersOptions["kinds"]> = {
+    replay: { executor, concurrency, leaseMs: num(process.env.SYMTRACE_WORKER_STALE_MS, 30_000), renewMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000), controlPollMs: 500, idlePollMs },
+    "experiment-attempt": { methods: inject.methods, runner: process.env.SYMTRACE_WORKER_RUNNER || null, concurrency, leaseMs, idlePollMs },
+    "repair-search": { concurrency: num(process.env.SYMTRACE_REPAIR_SEARCH_CONCURRENCY, 1), leaseMs, idlePollMs },
+  };
+  const workers = await startWorkers({ db, url, workerId, log, kinds: Object.fromEntries(selected.map((k) => [k, all[k]])) });
+  for (const [name, b] of Object.entries(workers.backends)) {
+    const extra = name === "replay" && executor ? ", FAKE replay executor (test harness)" : name === "experiment-attempt" && inject.methods && Object.values(inject.methods).some((m) => m?.fake) ? ", FAKE methods (test harness)" : "";
+    log(`${name === "experiment-attempt" ? "experiment" : name} worker ${workerId} started (${provider}, ${b.kind}${extra})`);
   }
   const assembler = process.env.SYMTRACE_OTLP_ASSEMBLER === "0" ? null : startOtlpAssembler({ db, idleMs: otlpIdleMs(), log });
 
@@ -101,17 +73,17 @@ export async function runWorker(inject: { methods?: MethodRegistry } = {}): Prom
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`replay worker ${workerId}: ${signal}, stopping`);
+    log(`worker ${workerId}: ${signal}, stopping`);
     void (async () => {
       await assembler?.stop();
       const graceMs = num(process.env.SYMTRACE_WORKER_GRACE_MS, 5000);
-      await Promise.all([backend?.stop({ graceMs }), experiments?.stop({ graceMs }), searches?.stop({ graceMs })]);
+      await workers.stop({ graceMs });
       if (provider === "postgresql") await closeBoss(url);
       await db.$disconnect();
-      log(`replay worker ${workerId} stopped`);
+      log(`worker ${workerId} stopped`);
       process.exit(0);
     })().catch((e) => {
-      log(`replay worker ${workerId}: stop failed: ${(e as Error).message}`);
+      log(`worker ${workerId}: stop failed: ${(e as Error).message}`);
       process.exit(1);
     });
   };
@@ -121,7 +93,7 @@ export async function runWorker(inject: { methods?: MethodRegistry } = {}): Prom
 
 if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.meta.filename)) {
   runWorker().catch((e) => {
-    process.stderr.write(`replay worker failed: ${(e as Error).stack ?? e}\n`);
+    process.stderr.write(`worker failed: ${(e as Error).stack ?? e}\n`);
     process.exit(1);
   });
 }

@@ -14,7 +14,7 @@
 import Database from "better-sqlite3";
 import { openDb, resolveDatabaseUrl, upsertUser } from "../../lib/db";
 import { sqliteFilePath } from "../../lib/db/url";
-import { startWorkerBackend } from "../../lib/jobs";
+import { replayKind, startJobBackend } from "../../lib/jobs";
 
 const [mode, hold = "300"] = process.argv.slice(2);
 const holdMs = Number(hold);
@@ -23,7 +23,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function app(): Promise<void> {
   const { db } = openDb(url);
-  const backend = await startWorkerBackend({ db, url, workerId: "neighbour-worker", heartbeatMs: 100, log: () => {} });
+  const backend = await startJobBackend(replayKind(), { db, url, workerId: "neighbour-worker", renewMs: 100, controlPollMs: 100, log: () => {} });
   await upsertUser(db, { email: "neighbour@t.test", roles: ["annotator"], password: "password-123" });
   let stop = false;
   process.on("SIGTERM", () => {

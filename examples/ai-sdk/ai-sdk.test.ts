@@ -20,12 +20,8 @@ const fc: FrameworkCase = { name: chat ? "ai-sdk-chat" : "ai-sdk", command: chat
 frameworkSuite(fc, {
   seed: 51,
   isolatedAgents: true,
-  // OPEN (issue 21 item 4): with the Responses API the two parallel subagents' first requests are
-  // matched to the wrong ready record in 2 of 3 replays from llm_call_0004 (guidance reaches the
-  // other subagent), and content edges do not yet join both branches at the orchestrator's last call.
-  knownDefect: "parallel subagents over the Responses API: target mis-matched in some replays; branch join edges missing",
   extra: (ctx) => {
-    test.skip("data edges (OPEN, issue 21 item 4): the two subagents are parallel branches that join in the orchestrator's last call", () => {
+    test("data edges: the two subagents are parallel branches that join in the orchestrator's last call", () => {
       const b = ctx.bundle();
       const recs = llmRecords(fc, b);
       const weather = recs.filter((r) => r.agent === "weather");

@@ -13,7 +13,7 @@ import { randomUUID } from "node:crypto";
 import type { BundleStreamResult, BundleStreamSink, ReplayBundle, ValidationIssue } from "../bundle";
 import type { BundleSource, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
-import { prepareRowInsert, providerOfDb, type Db } from "./client";
+import { prepareRowInsert, providerOfDb, rawSqliteOf, type Db } from "./client";
 import { CaseConflictError, type ImportStatus } from "./cases";
 import { caseRowId as rowId, edgeToRow, nodeToRow, recordToRow, referenceLabelRows } from "./mappers";
 import type { BundleEdge, BundleNode, BoundaryRecord } from "../bundle";
@@ -55,9 +55,46 @@ async function insertBatch(tx: Tx, pg: boolean, table: string, cols: readonly st
   await tx.$executeRawUnsafe(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES ${tuples.join(", ")}`, ...args);
 }
 
+/** Where the rows of a streamed case go: one array per row, columns as NODE_COLS / EDGE_COLS / RECORD_COLS. */
+export interface StreamRowSink {
+  /** The case row's id (the first two columns of every row are the row id and this). */
+  caseId: string;
+  node(row: unknown[]): void;
+  edge(row: unknown[]): void;
+  record(row: unknown[]): void;
+  /** Write the batches that are full (PostgreSQL; a no-op when rows go straight to SQLite). */
+  drain(): Promise<void>;
+}
+
+/** Column names of the streamed rows (the order of each row array). */
+export const STREAM_COLS = { node: NODE_COLS, edge: EDGE_COLS, record: RECORD_COLS } as const;
+
+/**
+ * A lib/bundle stream sink that maps each node, edge and record to its database row (the same
+ * row `importCase` stores) and hands it to `rows`. Pure mapping: usable in a worker thread.
+ * @param caseId the case row's id (row ids derive from it)
+ */
+export function bundleRowSink(caseId: string, rows: Pick<StreamRowSink, "node" | "edge" | "record">): BundleStreamSink {
+  return {
+    node(n, idx, orderIndex) {
+      const r = nodeToRow(n as BundleNode, idx, orderIndex);
+      rows.node([rowId(caseId, "n", idx), caseId, r.nodeId, r.idx, r.orderIndex, r.type, r.agent, r.label, r.status, r.errorJson, r.contentJson, r.contentHash, r.extraJson]);
+    },
+    edge(e, idx) {
+      const r = edgeToRow(e as BundleEdge, idx);
+      rows.edge([rowId(caseId, "e", idx), caseId, r.idx, r.fromNodeId, r.toNodeId, r.kind, r.extraJson]);
+    },
+    record(rec, seq) {
+      const r = recordToRow(rec as BoundaryRecord);
+      rows.record([rowId(caseId, "r", seq), caseId, r.seq, r.nodeId, r.boundary, r.requestJson, r.requestHash, r.responseJson, r.metaJson, r.extraJson]);
+    },
+  };
+}
+
 /**
  * Store one case from a streamed bundle.
- * @param produce reads the file, feeding the sink it is given (lib/bundle `streamBundleFile`);
+ * @param produce reads the file, feeding the sink it is given (lib/bundle `streamBundleFile`),
+ *   or feeding finished rows to `rows` (a reader in a worker thread, ./cases-stream-worker.ts);
  *   called once, inside the transaction
  * @param opts.source / opts.referenceLabels as `importCase` (default: the bundle's own `source`
  *   and `referenceLabels` keys, else dataset "bundle" and the file name)
@@ -67,7 +104,7 @@ async function insertBatch(tx: Tx, pg: boolean, table: string, cols: readonly st
  */
 export async function importCaseStream(
   db: Db,
-  produce: (sink: BundleStreamSink) => Promise<BundleStreamResult>,
+  produce: (sink: BundleStreamSink, rows: StreamRowSink) => Promise<BundleStreamResult>,
   opts: { actorId?: string | null; fileName?: string; timeoutMs?: number; batchRows?: number } = {},
 ): Promise<{ caseId: string; status: ImportStatus; result: BundleStreamResult }> {
   const pg = providerOfDb(db) === "postgresql";
@@ -90,6 +127,10 @@ export async function importCaseStream(
         const de = prepareRowInsert(db, "Edge", EDGE_COLS);
         const dr = prepareRowInsert(db, "BoundaryRecord", RECORD_COLS);
         const direct = dn && de && dr ? { node: dn, edge: de, record: dr } : null;
+        // First case of a fresh database: the row tables' secondary indexes are dropped now and
+        // built again after the bulk insert (one sort instead of a B-tree insert per row), inside
+        // this transaction, before anything reads through them.
+        const deferred = direct ? deferIndexesIfEmpty(db) : null;
         let nodes: unknown[][] = [];
         let edges: unknown[][] = [];
         let records: unknown[][] = [];
@@ -101,28 +142,16 @@ export async function importCaseStream(
         const putNode = direct ? direct.node : (row: unknown[]) => nodes.push(row);
         const putEdge = direct ? direct.edge : (row: unknown[]) => edges.push(row);
         const putRecord = direct ? direct.record : (row: unknown[]) => records.push(row);
-        const sink: BundleStreamSink = {
-          node(n, idx, orderIndex) {
-            const r = nodeToRow(n as BundleNode, idx, orderIndex);
-            putNode([rowId(caseId, "n", idx), caseId, r.nodeId, r.idx, r.orderIndex, r.type, r.agent, r.label, r.status, r.errorJson, r.contentJson, r.contentHash, r.extraJson]);
-          },
-          edge(e, idx) {
-            const r = edgeToRow(e as BundleEdge, idx);
-            putEdge([rowId(caseId, "e", idx), caseId, r.idx, r.fromNodeId, r.toNodeId, r.kind, r.extraJson]);
-          },
-          record(rec, seq) {
-            const r = recordToRow(rec as BoundaryRecord);
-            putRecord([rowId(caseId, "r", seq), caseId, r.seq, r.nodeId, r.boundary, r.requestJson, r.requestHash, r.responseJson, r.metaJson, r.extraJson]);
-          },
-          drain: () => flush(false),
-        };
-        const res = await produce(sink);
+        const rows: StreamRowSink = { caseId, node: putNode, edge: putEdge, record: putRecord, drain: () => flush(false) };
+        const sink: BundleStreamSink = { ...bundleRowSink(caseId, rows), drain: rows.drain };
+        const res = await produce(sink, rows);
         result = res;
         if (!res.ok || !res.bundleHash) {
           nodes = edges = records = [];
           throw new StreamedBundleInvalidError(res.issues, res.moreIssues);
         }
         await flush(true);
+        deferred?.rebuild();
         await applyOrderFixes(tx, pg, caseId, res.orderFixes());
 
         const header = res.header as Record<string, unknown> & Pick<ReplayBundle, "id" | "format" | "task" | "config" | "outcome" | "parent">;
@@ -187,6 +216,26 @@ export async function importCaseStream(
     if (e instanceof SkipSignal) return { caseId: e.caseId, status: "skipped", result: result as unknown as BundleStreamResult };
     throw e;
   }
+}
+
+/**
+ * On SQLite, inside a transaction, when the Node, Edge and BoundaryRecord tables hold no row:
+ * drop their secondary indexes (the unique and lookup indexes of prisma/schema.prisma, not the
+ * primary keys) and return how to create them again, with the same SQL, after the bulk insert.
+ * Null when any of the tables has rows (building the index again would then sort them too).
+ */
+function deferIndexesIfEmpty(db: Db): { rebuild(): void } | null {
+  const raw = rawSqliteOf(db) as unknown as { inTransaction: boolean; prepare(sql: string): { run(...p: unknown[]): unknown; all(...p: unknown[]): unknown[] } } | null;
+  if (!raw || !raw.inTransaction) return null;
+  const empty = raw.prepare(`SELECT (SELECT count(*) FROM (SELECT 1 FROM "Node" LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM "Edge" LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM "BoundaryRecord" LIMIT 1)) AS n`).all() as Array<{ n: number }>;
+  if (empty[0]?.n !== 0) return null;
+  const indexes = raw.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('Node', 'Edge', 'BoundaryRecord') AND sql IS NOT NULL ORDER BY name`).all() as Array<{ name: string; sql: string }>;
+  for (const i of indexes) raw.prepare(`DROP INDEX "${i.name.replaceAll('"', '""')}"`).run();
+  return {
+    rebuild() {
+      for (const i of indexes) raw.prepare(i.sql).run();
+    },
+  };
 }
 
 /** Set `orderIndex` of the nodes written before their position in `order` was known. */

@@ -4,7 +4,7 @@
  * databases). The live experiment rows are ./experiments.ts's.
  */
 import type { Db } from "./client";
-import type { ExperimentSettings } from "../jobs/experiment-types";
+import type { ExperimentSettings } from "../experiments/settings";
 import { checkSettings, ExperimentError, FINAL_ATTEMPT_STATUSES, FINAL_EXPERIMENT_STATUSES, type ExperimentStatus } from "../experiments/lifecycle";
 import { checkMethods, type CaseSetSpec, type ExperimentAttemptView, type ExperimentCaseView } from "./experiments";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { syntheticBundle } from "../bundle";
-import type { AttemptOutcome, ExperimentSettings } from "../jobs/experiment-types";
+import type { AttemptOutcome, ExperimentSettings } from "../experiments/settings";
 import { importCase } from "./cases";
 import type { DbHandle } from "./client";
 import {
@@ -16,10 +16,11 @@ import {
   getExperiment,
   listExperimentAttempts,
   listExperimentCases,
+  listClaimableAttemptIds,
   listExperiments,
   MAX_ATTEMPT_CLAIMS,
   releaseAttempt,
-  renewLease,
+  renewAttemptLease,
   stopExperiment,
   sweepExperiments,
 } from "./experiments";
@@ -154,12 +155,25 @@ describe(`lib/db/experiments (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     expect((await getExperiment(h.db, e2.id))?.progress.rows).toBe(1);
   });
 
+  test("an experiment reserved for a runner is claimed only by that runner (the app's workers and queue sweeps never see it)", async () => {
+    const e = await createExperiment(h.db, { settings: settings({ attempts: 1 }), methods: ["last-node"], caseIds: [caseIds[2]], caseSet: { kind: "list" }, runner: "harness" });
+    const [a] = await listExperimentAttempts(h.db, e.id);
+    expect(await claimNextAttempt(h.db, "app", 10_000, { experimentId: e.id })).toBeNull();
+    expect(await claimAttempt(h.db, a.id, "app", 10_000)).toBeNull();
+    expect(await claimNextAttempt(h.db, "other", 10_000, { experimentId: e.id, runner: "other-harness" })).toBeNull();
+    expect(await listClaimableAttemptIds(h.db, { experimentId: e.id })).toEqual([]);
+    const mine = await claimNextAttempt(h.db, "h1", 10_000, { experimentId: e.id, runner: "harness" });
+    expect(mine).toMatchObject({ id: a.id, leaseOwner: "h1" });
+    expect((await finishAttempt(h.db, a.id, "h1", outcome("passed"))).recorded).toBe(true);
+    expect(await completeIfDone(h.db, e.id)).toBe("finished");
+  });
+
   test("an expired lease is reclaimed (claims + 1) and the old owner can no longer record; too many deaths → error", async () => {
     const e = await createExperiment(h.db, { settings: settings({ attempts: 1 }), methods: ["last-node"], caseIds: [caseIds[2]], caseSet: { kind: "list" } });
     const a = await claimNextAttempt(h.db, "dead", 1, { experimentId: e.id });
     expect(a).not.toBeNull();
     await new Promise((r) => setTimeout(r, 20));
-    expect((await renewLease(h.db, a!.id, "other", 1000)).owned).toBe(false);
+    expect((await renewAttemptLease(h.db, a!.id, "other", 1000)).owned).toBe(false);
     const again = await claimNextAttempt(h.db, "alive", 10_000, { experimentId: e.id });
     expect(again).toMatchObject({ id: a!.id, claims: 2, leaseOwner: "alive" });
     expect((await finishAttempt(h.db, a!.id, "dead", outcome("passed"))).recorded).toBe(false);
@@ -181,7 +195,7 @@ describe(`lib/db/experiments (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     const a = await claimNextAttempt(h.db, "w", 10_000, { experimentId: e.id });
     expect(await stopExperiment(h.db, e.id, "cancelled", { actor: null })).toBe(true);
     expect(await stopExperiment(h.db, e.id, "budget-exhausted")).toBe(false); // the first reason wins
-    expect(await renewLease(h.db, a!.id, "w", 10_000)).toEqual({ owned: true, stop: "cancelled" });
+    expect(await renewAttemptLease(h.db, a!.id, "w", 10_000)).toEqual({ owned: true, stop: "cancelled" });
     let v = await getExperiment(h.db, e.id);
     expect(v).toMatchObject({ status: "running", stopReason: "cancelled", cancelRequested: true });
     expect(v?.progress.total).toMatchObject({ running: 1, cancelled: 5 });

@@ -24,15 +24,16 @@
  * count (overshoot ≤ the number of concurrently running attempts).
  */
 import type { Db } from "./client";
-import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptOutcome, type CaseReference, type ExperimentSettings } from "../jobs/experiment-types";
+import { claimLease, claimNextLease, closeExpired, listClaimable, listExpired, renewLease, updateHeld, type LeaseTable } from "./leases";
+import { METHOD_NAMES, TASK_LEVEL_METHODS, methodDescriptor } from "../experiments/methods";
+import type { AttemptOutcome, CaseReference, ExperimentSettings } from "../experiments/settings";
 import { checkMarsSettings, checkMethodNames, checkSettings, emptyStatusCounts, ExperimentError, FINAL_ATTEMPT_STATUSES, FINAL_EXPERIMENT_STATUSES, type AttemptRowStatus, type ExperimentStatus, type StatusCounts } from "../experiments/lifecycle";
+import { CATEGORIES } from "../annotation/protocol";
 
 /** The lifecycle rules live in lib/experiments (pure); lib/db callers keep their names. */
 export * from "../experiments/lifecycle";
 /** An attempt whose worker died this many times is recorded as an error instead of being run again. */
 export const MAX_ATTEMPT_CLAIMS = 3;
-import { CATEGORIES } from "../annotation/protocol";
-
 
 /** How the case set was chosen (frozen with the experiment). */
 export type CaseSetSpec = { kind: "list"; bundleIds: string[] } | { kind: "filter"; filter: ExperimentCaseFilter; bundleIds: string[] };
@@ -56,6 +57,11 @@ export interface CreateExperimentInput {
   caseIds: string[];
   caseSet: { kind: "list" } | { kind: "filter"; filter: ExperimentCaseFilter };
   createdById?: string | null;
+  /**
+   * Who may claim its attempts: omitted/null = any worker; a name = only claims that pass the same
+   * `runner` (a test harness deciding outcomes itself; no app worker can race it).
+   */
+  runner?: string | null;
 }
 
 
@@ -218,7 +224,7 @@ async function caseReference(db: Db, caseId: string, finalAnnotationId: string |
 export async function createExperiment(db: Db, input: CreateExperimentInput): Promise<ExperimentView> {
   const settings = checkSettings(input.settings);
   // The `mars` arm's own budget is frozen resolved (defaults filled) so the page and every export show it.
-  if (input.methods.includes("mars")) settings.mars = checkMarsSettings(settings.mars ?? null);
+  if (input.methods.some((m) => methodDescriptor(m)?.settings === "mars")) settings.mars = checkMarsSettings(settings.mars ?? null);
   const methods = checkMethods(input.methods);
   if (!Array.isArray(input.caseIds) || input.caseIds.length === 0) throw new ExperimentError("invalid", "the case set is empty: give at least one case", "$.cases");
   if (new Set(input.caseIds).size !== input.caseIds.length) throw new ExperimentError("invalid", "the case set names a case twice", "$.cases");
@@ -248,6 +254,7 @@ export async function createExperiment(db: Db, input: CreateExperimentInput): Pr
           maxCalls: settings.budget.maxCalls,
           maxTokens: settings.budget.maxTokens,
           createdById: input.createdById ?? null,
+          runner: input.runner ?? null,
         },
         select: { id: true },
       });
@@ -459,54 +466,47 @@ export async function getExperimentAttempt(db: Db, attemptId: string): Promise<E
 /** The row a worker works from. */
 export type ClaimedAttempt = AttemptRow;
 
+/** ExperimentAttempt as a lease table (lib/db/leases.ts): an expiry lease, taken over after a crash (claims < MAX_ATTEMPT_CLAIMS); nothing of a stopping or final experiment is claimed. */
+export const ATTEMPT_LEASE: LeaseTable = {
+  model: "experimentAttempt",
+  owner: "leaseOwner",
+  lease: { column: "leaseExpiresAt", kind: "expires" },
+  takeover: { maxClaims: MAX_ATTEMPT_CLAIMS },
+  claimable: () => ({ experiment: { stopReason: null, status: { in: ["queued", "running"] } } }),
+  onClaim: (now) => ({ startedAt: now, progressJson: "{}" }),
+};
+
+/** Only experiments reserved for `runner` (null: those any worker may run; a named runner's never reach the app's workers). */
+const runnerScope = (runner: string | null | undefined) => ({ experiment: { runner: runner ?? null } });
+
 /**
  * Claim one attempt for `owner` with a lease of `leaseMs`: a conditional update from `queued`, or
  * from `running` with an expired lease (its worker died; claims < MAX_ATTEMPT_CLAIMS). Exactly one
  * of any number of concurrent callers wins (SQLite or PostgreSQL). An attempt of an experiment that
- * is stopping or final is not claimed. The experiment becomes `running` on its first claim.
+ * is stopping or final is not claimed, nor one of an experiment reserved for another runner
+ * (`o.runner` must equal the experiment's `runner`; both null for ordinary workers). The
+ * experiment becomes `running` on its first claim.
  * @returns the claimed row, or null
  */
-export async function claimAttempt(db: Db, attemptId: string, owner: string, leaseMs: number): Promise<ClaimedAttempt | null> {
-  const now = new Date();
-  const r = await db.experimentAttempt.updateMany({
-    where: {
-      id: attemptId,
-      experiment: { stopReason: null, status: { in: ["queued", "running"] } },
-      OR: [{ status: "queued" }, { status: "running", leaseExpiresAt: { lt: now }, claims: { lt: MAX_ATTEMPT_CLAIMS } }],
-    },
-    data: { status: "running", leaseOwner: owner, leaseExpiresAt: new Date(now.getTime() + leaseMs), claims: { increment: 1 }, startedAt: now, progressJson: "{}" },
-  });
-  if (r.count !== 1) return null;
+export async function claimAttempt(db: Db, attemptId: string, owner: string, leaseMs: number, o: { runner?: string | null } = {}): Promise<ClaimedAttempt | null> {
+  if (!(await claimLease(db, ATTEMPT_LEASE, attemptId, owner, leaseMs, { scope: runnerScope(o.runner) }))) return null;
   const row = await db.experimentAttempt.findUnique({ where: { id: attemptId } });
-  if (row) await db.experiment.updateMany({ where: { id: row.experimentId, status: "queued" }, data: { status: "running", startedAt: now } });
+  if (row) await db.experiment.updateMany({ where: { id: row.experimentId, status: "queued" }, data: { status: "running", startedAt: row.startedAt ?? new Date() } });
   return row;
 }
 
 /**
  * Claim the oldest claimable attempt (queued, or running with an expired lease) of any running or
- * queued experiment — or of `experimentId` only.
+ * queued experiment — or of `experimentId` only — whose `runner` equals `o.runner` (null for
+ * ordinary workers: experiments reserved for a named runner are never theirs).
  * @returns the claimed row, or null when nothing is claimable
  */
-export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o: { experimentId?: string } = {}): Promise<ClaimedAttempt | null> {
-  for (let round = 0; round < 10; round++) {
-    const now = new Date();
-    const candidates = await db.experimentAttempt.findMany({
-      where: {
-        ...(o.experimentId ? { experimentId: o.experimentId } : {}),
-        experiment: { stopReason: null, status: { in: ["queued", "running"] } },
-        OR: [{ status: "queued" }, { status: "running", leaseExpiresAt: { lt: now }, claims: { lt: MAX_ATTEMPT_CLAIMS } }],
-      },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: 8,
-      select: { id: true },
-    });
-    if (candidates.length === 0) return null;
-    for (const c of candidates) {
-      const row = await claimAttempt(db, c.id, owner, leaseMs);
-      if (row) return row;
-    }
-  }
-  return null;
+export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o: { experimentId?: string; runner?: string | null } = {}): Promise<ClaimedAttempt | null> {
+  const id = await claimNextLease(db, ATTEMPT_LEASE, owner, leaseMs, { scope: { ...runnerScope(o.runner), ...(o.experimentId ? { experimentId: o.experimentId } : {}) } });
+  if (!id) return null;
+  const row = await db.experimentAttempt.findUnique({ where: { id } });
+  if (row) await db.experiment.updateMany({ where: { id: row.experimentId, status: "queued" }, data: { status: "running", startedAt: row.startedAt ?? new Date() } });
+  return row;
 }
 
 /**
@@ -514,19 +514,16 @@ export async function claimNextAttempt(db: Db, owner: string, leaseMs: number, o
  * @returns `{ owned, stop }`: owned false when the lease was lost (another worker reclaimed it);
  *   stop is "cancelled" | "budget-exhausted" when the experiment is stopping
  */
-export async function renewLease(
+export async function renewAttemptLease(
   db: Db,
   attemptId: string,
   owner: string,
   leaseMs: number,
   progress?: { phase?: string; liveCalls?: number } | null,
 ): Promise<{ owned: boolean; stop: string | null }> {
-  const r = await db.experimentAttempt.updateMany({
-    where: { id: attemptId, leaseOwner: owner, status: "running" },
-    data: { leaseExpiresAt: new Date(Date.now() + leaseMs), ...(progress ? { progressJson: JSON.stringify(progress) } : {}) },
-  });
+  const owned = await renewLease(db, ATTEMPT_LEASE, attemptId, owner, leaseMs, progress ? { progressJson: JSON.stringify(progress) } : {});
   const a = await db.experimentAttempt.findUnique({ where: { id: attemptId }, select: { experiment: { select: { stopReason: true } } } });
-  return { owned: r.count === 1, stop: a?.experiment.stopReason ?? null };
+  return { owned, stop: a?.experiment.stopReason ?? null };
 }
 
 /**
@@ -535,11 +532,7 @@ export async function renewLease(
  * @returns true when the row was changed
  */
 export async function releaseAttempt(db: Db, attemptId: string, owner: string): Promise<boolean> {
-  const r = await db.experimentAttempt.updateMany({
-    where: { id: attemptId, leaseOwner: owner, status: "running" },
-    data: { status: "queued", leaseOwner: null, leaseExpiresAt: null, progressJson: "{}" },
-  });
-  return r.count === 1;
+  return updateHeld(db, ATTEMPT_LEASE, attemptId, owner, { status: "queued", leaseOwner: null, leaseExpiresAt: null, progressJson: "{}" });
 }
 
 /**
@@ -560,9 +553,7 @@ export async function finishAttempt(
   const now = new Date();
   const finalJson = outcome.final === undefined ? null : safeStringify(outcome.final);
   return db.$transaction(async (tx) => {
-    const u = await tx.experimentAttempt.updateMany({
-      where: { id: attemptId, leaseOwner: owner, status: "running" },
-      data: {
+    const recorded = await updateHeld(tx, ATTEMPT_LEASE, attemptId, owner, {
         status: outcome.status,
         passed: outcome.status === "error" ? false : outcome.status === "no_verdict" ? null : outcome.passed,
         reproduced: outcome.reproduced,
@@ -584,9 +575,8 @@ export async function finishAttempt(
         finishedAt: now,
         leaseExpiresAt: null,
         progressJson: JSON.stringify({ phase: "done", liveCalls: nonNeg(outcome.calls) }),
-      },
     });
-    if (u.count !== 1) return { recorded: false, nextAttemptId: null };
+    if (!recorded) return { recorded: false, nextAttemptId: null };
     const row = await tx.experimentAttempt.findUniqueOrThrow({ where: { id: attemptId }, select: { experimentId: true, experimentCaseId: true, method: true, attempt: true, experiment: { select: { attempts: true, stopReason: true } } } });
     await tx.auditEvent.create({
       data: { action: "experiment.attempt", entityType: "experiment_attempt", entityId: attemptId, dataJson: JSON.stringify({ experimentId: row.experimentId, method: row.method, attempt: row.attempt, status: outcome.status, owner }) },
@@ -617,7 +607,7 @@ function safeStringify(v: unknown): string | null {
 /**
  * Stop an experiment early: `stopReason` is set once (cancelled | budget-exhausted; the first
  * wins), every queued attempt becomes `cancelled` with `skipReason` (not run, never counted as
- * run), running attempts are told to stop (renewLease answers `stop`). The experiment turns final
+ * run), running attempts are told to stop (renewAttemptLease answers `stop`). The experiment turns final
  * when no attempt runs any more (completeIfDone).
  * @returns true when this call set the stop reason
  */
@@ -680,43 +670,36 @@ export async function completeIfDone(db: Db, experimentId: string): Promise<Expe
  * @returns ids of the attempts changed
  */
 export async function sweepExperiments(db: Db, now: Date = new Date()): Promise<string[]> {
-  const stale = await db.experimentAttempt.findMany({
-    where: { status: "running", leaseExpiresAt: { lt: now }, OR: [{ experiment: { stopReason: { not: null } } }, { claims: { gte: MAX_ATTEMPT_CLAIMS } }] },
-    select: { id: true, experimentId: true, claims: true, leaseOwner: true, leaseExpiresAt: true, experiment: { select: { stopReason: true } } },
+  const stale = await listExpired(db, ATTEMPT_LEASE, {
+    leaseMs: 0,
+    now,
+    where: { OR: [{ experiment: { stopReason: { not: null } } }, { claims: { gte: MAX_ATTEMPT_CLAIMS } }] },
+    select: { experiment: true },
   });
   const changed: string[] = [];
   for (const a of stale) {
-    const stopping = a.experiment.stopReason;
-    const u = await db.experimentAttempt.updateMany({
-      where: { id: a.id, status: "running", leaseOwner: a.leaseOwner, leaseExpiresAt: a.leaseExpiresAt },
-      data: stopping
-        ? { status: "cancelled", skipReason: `not finished: the experiment stopped (${stopping}) and its worker ${a.leaseOwner ?? "?"} stopped reporting`, finishedAt: now, leaseExpiresAt: null }
-        : { status: "error", passed: false, error: `the attempt's worker stopped reporting ${a.claims} times (last: ${a.leaseOwner ?? "?"}); not run again`, finishedAt: now, leaseExpiresAt: null },
-    });
-    if (u.count === 1) changed.push(a.id);
+    const stopping = (a.row.experiment as { stopReason: string | null }).stopReason;
+    const ok = await closeExpired(
+      db,
+      ATTEMPT_LEASE,
+      a,
+      stopping
+        ? { status: "cancelled", skipReason: `not finished: the experiment stopped (${stopping}) and its worker ${a.owner ?? "?"} stopped reporting`, finishedAt: now, leaseExpiresAt: null }
+        : { status: "error", passed: false, error: `the attempt's worker stopped reporting ${a.claims} times (last: ${a.owner ?? "?"}); not run again`, finishedAt: now, leaseExpiresAt: null },
+    );
+    if (ok) changed.push(a.id);
   }
   const open = await db.experiment.findMany({ where: { status: { in: ["queued", "running"] } }, select: { id: true } });
   for (const e of open) await completeIfDone(db, e.id);
   return changed;
 }
 
-/** Ids of claimable attempts (queued, or running with an expired lease), oldest first — for re-sending queue jobs. */
-export async function listClaimableAttemptIds(db: Db, o: { experimentId?: string; olderThanMs?: number; take?: number } = {}): Promise<string[]> {
-  const now = new Date();
-  const rows = await db.experimentAttempt.findMany({
-    where: {
-      ...(o.experimentId ? { experimentId: o.experimentId } : {}),
-      experiment: { stopReason: null, status: { in: ["queued", "running"] } },
-      OR: [
-        { status: "queued", ...(o.olderThanMs ? { createdAt: { lt: new Date(now.getTime() - o.olderThanMs) } } : {}) },
-        { status: "running", leaseExpiresAt: { lt: now }, claims: { lt: MAX_ATTEMPT_CLAIMS } },
-      ],
-    },
-    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-    take: o.take ?? 1000,
-    select: { id: true },
-  });
-  return rows.map((r) => r.id);
+/**
+ * Ids of claimable attempts (queued, or running with an expired lease), oldest first — for
+ * re-sending queue jobs. Only experiments of `o.runner` (default null: those any worker may run).
+ */
+export async function listClaimableAttemptIds(db: Db, o: { experimentId?: string; olderThanMs?: number; take?: number; runner?: string | null } = {}): Promise<string[]> {
+  return listClaimable(db, ATTEMPT_LEASE, { leaseMs: 0, take: o.take, olderThanMs: o.olderThanMs, scope: { ...runnerScope(o.runner), ...(o.experimentId ? { experimentId: o.experimentId } : {}) } });
 }
 
 /**

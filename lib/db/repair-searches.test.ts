@@ -126,6 +126,16 @@ describe(`lib/db repair searches (${process.env.TEST_DATABASE_URL ? "PostgreSQL"
     expect(await claimRepairSearch(h.db, v.id, "w-c", 60_000)).toBeNull();
   });
 
+  test("a search reserved for a runner is claimed only by that runner; queue sweeps and ordinary workers never see it", async () => {
+    const v = await createRepairSearch(h.db, { sourceCaseId: caseId, settings: SETTINGS, runner: "harness" });
+    expect(await listClaimableRepairSearchIds(h.db)).not.toContain(v.id);
+    expect(await claimRepairSearch(h.db, v.id, "app", 60_000)).toBeNull();
+    expect(await claimRepairSearch(h.db, v.id, "app", 60_000, { runner: "another" })).toBeNull();
+    const mine = await claimNextRepairSearch(h.db, "h-1", 60_000, { runner: "harness" });
+    expect(mine).toMatchObject({ id: v.id, status: "running", workerId: "h-1" });
+    expect(await finishRepairSearch(h.db, v.id, "h-1", { status: "cancelled", state: stateWith(1), passed: null })).toBe(true);
+  });
+
   test("an expired lease is taken over (claims + 1) with the saved state; after MAX claims the sweep marks it interrupted; release requeues", async () => {
     const v = await createRepairSearch(h.db, { sourceCaseId: caseId, settings: SETTINGS });
     expect(await listClaimableRepairSearchIds(h.db)).toEqual([v.id]);

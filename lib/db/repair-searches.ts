@@ -1,6 +1,6 @@
 /**
  * Search-based repairs (MARS, seeds/002; issue 15 item 3) in the database: one RepairSearch row per
- * search of a source case, run as a job by one worker at a time (lib/jobs/repair-search-worker.ts).
+ * search of a source case, run as a job by one worker at a time (lib/jobs/kinds/repair-search.ts).
  *
  * Status machine (the row is the single source of truth; pg-boss only delivers ids):
  *
@@ -20,6 +20,7 @@
 import { InputError } from "../input-error";
 import type { SearchSettings, SearchState, SearchUsage } from "../repair-search";
 import type { Db } from "./client";
+import { claimLease, claimNextLease, closeExpired, listClaimable, listExpired, renewLease, updateHeld, type LeaseTable } from "./leases";
 
 export const REPAIR_SEARCH_STATUSES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"] as const;
 export type RepairSearchStatus = (typeof REPAIR_SEARCH_STATUSES)[number];
@@ -154,7 +155,7 @@ function checkSettings(s: RepairSearchSettings): void {
  * `repair-search.create`. Settings are frozen as given (the search budget mirrors maxCalls/maxTokens).
  * @throws RepairSearchDbError not-found (no such case) | invalid (settings, with the JSON path)
  */
-export async function createRepairSearch(db: Db, input: { sourceCaseId: string; settings: RepairSearchSettings; createdById?: string | null }): Promise<RepairSearchView> {
+export async function createRepairSearch(db: Db, input: { sourceCaseId: string; settings: RepairSearchSettings; createdById?: string | null; runner?: string | null }): Promise<RepairSearchView> {
   checkSettings(input.settings);
   // The source by its internal id or its bundle id (as the CLI's --case takes both).
   const src =
@@ -165,7 +166,7 @@ export async function createRepairSearch(db: Db, input: { sourceCaseId: string; 
   // One transaction: a search exists only with its audit event (nothing half-written).
   const row = await db.$transaction(async (tx) => {
     const r = await tx.repairSearch.create({
-      data: { sourceCaseId: src.id, settingsJson: JSON.stringify(settings), nodeCasesJson: JSON.stringify({ n0: src.id }), createdById: input.createdById ?? null },
+      data: { sourceCaseId: src.id, settingsJson: JSON.stringify(settings), nodeCasesJson: JSON.stringify({ n0: src.id }), createdById: input.createdById ?? null, runner: input.runner ?? null },
       include: withSource,
     });
     await tx.auditEvent.create({
@@ -195,41 +196,39 @@ export async function listRepairSearches(db: Db, o: { sourceCaseId?: string; lim
 
 // ------------------------------------------------------------------ claim / lease / save / finish
 
-const claimable = (now: Date) => ({
-  cancelRequested: false,
-  OR: [{ status: "queued" }, { status: "running", leaseUntil: { lt: now }, claims: { lt: MAX_REPAIR_SEARCH_CLAIMS } }],
-});
+/** RepairSearch as a lease table (lib/db/leases.ts): an expiry lease, taken over after a crash (claims < MAX_REPAIR_SEARCH_CLAIMS; the new holder resumes from the saved state). */
+export const REPAIR_SEARCH_LEASE: LeaseTable = {
+  model: "repairSearch",
+  owner: "workerId",
+  lease: { column: "leaseUntil", kind: "expires" },
+  takeover: { maxClaims: MAX_REPAIR_SEARCH_CLAIMS },
+  claimable: () => ({ cancelRequested: false }),
+};
 
 /**
  * Claim a search for `workerId` with a lease of `leaseMs`: a conditional update from queued, or from
  * running with an expired lease (its worker died; the new holder resumes from `state`). Exactly one
- * of any number of concurrent callers wins.
+ * of any number of concurrent callers wins. A search reserved for a runner is claimed only with
+ * that `o.runner` (ordinary workers pass none and never see it).
  * @returns the claimed search, or null
  */
-export async function claimRepairSearch(db: Db, id: string, workerId: string, leaseMs: number): Promise<RepairSearchView | null> {
-  const now = new Date();
-  const r = await db.repairSearch.updateMany({
-    where: { id, ...claimable(now) },
-    data: { status: "running", workerId, leaseUntil: new Date(now.getTime() + leaseMs), claims: { increment: 1 } },
-  });
-  if (r.count !== 1) return null;
-  await db.repairSearch.updateMany({ where: { id, startedAt: null }, data: { startedAt: now } });
+export async function claimRepairSearch(db: Db, id: string, workerId: string, leaseMs: number, o: { runner?: string | null } = {}): Promise<RepairSearchView | null> {
+  if (!(await claimLease(db, REPAIR_SEARCH_LEASE, id, workerId, leaseMs, { scope: { runner: o.runner ?? null } }))) return null;
+  await db.repairSearch.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
   return getRepairSearch(db, id);
 }
 
-/** Claim the oldest claimable search (queued, or running with an expired lease), or null. */
-export async function claimNextRepairSearch(db: Db, workerId: string, leaseMs: number): Promise<RepairSearchView | null> {
-  for (const id of await listClaimableRepairSearchIds(db, { take: 5 })) {
-    const v = await claimRepairSearch(db, id, workerId, leaseMs);
-    if (v) return v;
-  }
-  return null;
+/** Claim the oldest claimable search (queued, or running with an expired lease) of `o.runner` (default null: any worker's), or null. */
+export async function claimNextRepairSearch(db: Db, workerId: string, leaseMs: number, o: { runner?: string | null } = {}): Promise<RepairSearchView | null> {
+  const id = await claimNextLease(db, REPAIR_SEARCH_LEASE, workerId, leaseMs, { scope: { runner: o.runner ?? null } });
+  if (!id) return null;
+  await db.repairSearch.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
+  return getRepairSearch(db, id);
 }
 
-/** Ids of claimable searches, oldest first (for re-sending queue jobs). */
-export async function listClaimableRepairSearchIds(db: Db, o: { take?: number } = {}): Promise<string[]> {
-  const rows = await db.repairSearch.findMany({ where: claimable(new Date()), orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: o.take ?? 100, select: { id: true } });
-  return rows.map((r) => r.id);
+/** Ids of claimable searches any worker may run (runner null), oldest first (for re-sending queue jobs). */
+export async function listClaimableRepairSearchIds(db: Db, o: { take?: number; olderThanMs?: number } = {}): Promise<string[]> {
+  return listClaimable(db, REPAIR_SEARCH_LEASE, { leaseMs: 0, take: o.take ?? 100, olderThanMs: o.olderThanMs, scope: { runner: null } });
 }
 
 /**
@@ -238,8 +237,7 @@ export async function listClaimableRepairSearchIds(db: Db, o: { take?: number } 
  *   writing); cancel true when a cancel was requested
  */
 export async function renewRepairSearchLease(db: Db, id: string, workerId: string, leaseMs: number): Promise<{ owned: boolean; cancel: boolean }> {
-  const r = await db.repairSearch.updateMany({ where: { id, workerId, status: "running" }, data: { leaseUntil: new Date(Date.now() + leaseMs) } });
-  if (r.count !== 1) return { owned: false, cancel: false };
+  if (!(await renewLease(db, REPAIR_SEARCH_LEASE, id, workerId, leaseMs))) return { owned: false, cancel: false };
   const row = await db.repairSearch.findUnique({ where: { id }, select: { cancelRequested: true } });
   return { owned: true, cancel: row?.cancelRequested ?? false };
 }
@@ -256,11 +254,8 @@ export async function saveRepairSearchState(
   o: { state: SearchState; nodeCases: Record<string, string> },
   leaseMs?: number,
 ): Promise<boolean> {
-  const r = await db.repairSearch.updateMany({
-    where: { id, workerId, status: "running" },
-    data: { stateJson: JSON.stringify(o.state), nodeCasesJson: JSON.stringify(o.nodeCases), ...(leaseMs ? { leaseUntil: new Date(Date.now() + leaseMs) } : {}) },
-  });
-  return r.count === 1;
+  const data = { stateJson: JSON.stringify(o.state), nodeCasesJson: JSON.stringify(o.nodeCases) };
+  return leaseMs ? renewLease(db, REPAIR_SEARCH_LEASE, id, workerId, leaseMs, data) : updateHeld(db, REPAIR_SEARCH_LEASE, id, workerId, data);
 }
 
 /** How a search ended, as its worker records it. */
@@ -280,9 +275,7 @@ export interface RepairSearchOutcome {
  * @returns false when `workerId` no longer holds it (nothing written)
  */
 export async function finishRepairSearch(db: Db, id: string, workerId: string, o: RepairSearchOutcome): Promise<boolean> {
-  const r = await db.repairSearch.updateMany({
-    where: { id, workerId, status: "running" },
-    data: {
+  const ok = await updateHeld(db, REPAIR_SEARCH_LEASE, id, workerId, {
       status: o.status,
       ...(o.state ? { stateJson: JSON.stringify(o.state) } : {}),
       ...(o.nodeCases ? { nodeCasesJson: JSON.stringify(o.nodeCases) } : {}),
@@ -292,17 +285,15 @@ export async function finishRepairSearch(db: Db, id: string, workerId: string, o
       error: o.error ?? null,
       leaseUntil: null,
       finishedAt: new Date(),
-    },
   });
-  if (r.count !== 1) return false;
+  if (!ok) return false;
   await db.auditEvent.create({ data: { action: "repair-search.finish", entityType: "repair-search", entityId: id, dataJson: JSON.stringify({ status: o.status, passed: o.passed ?? null }) } });
   return true;
 }
 
 /** Give a running search back (worker shutdown): queued again, state kept, so any worker resumes it at once. */
 export async function releaseRepairSearch(db: Db, id: string, workerId: string): Promise<boolean> {
-  const r = await db.repairSearch.updateMany({ where: { id, workerId, status: "running" }, data: { status: "queued", workerId: null, leaseUntil: null } });
-  return r.count === 1;
+  return updateHeld(db, REPAIR_SEARCH_LEASE, id, workerId, { status: "queued", workerId: null, leaseUntil: null });
 }
 
 /**
@@ -328,19 +319,18 @@ export async function requestRepairSearchCancel(db: Db, id: string, actor?: stri
  * @returns ids changed
  */
 export async function sweepRepairSearches(db: Db, now: Date = new Date()): Promise<string[]> {
-  const rows = await db.repairSearch.findMany({
-    where: { status: "running", leaseUntil: { lt: now }, OR: [{ claims: { gte: MAX_REPAIR_SEARCH_CLAIMS } }, { cancelRequested: true }] },
-    select: { id: true, workerId: true, leaseUntil: true, claims: true, cancelRequested: true },
-  });
+  const rows = await listExpired(db, REPAIR_SEARCH_LEASE, { leaseMs: 0, now, where: { OR: [{ claims: { gte: MAX_REPAIR_SEARCH_CLAIMS } }, { cancelRequested: true }] }, select: { cancelRequested: true } });
   const done: string[] = [];
   for (const s of rows) {
-    const r = await db.repairSearch.updateMany({
-      where: { id: s.id, status: "running", workerId: s.workerId, leaseUntil: s.leaseUntil },
-      data: s.cancelRequested
-        ? { status: "cancelled", error: `cancelled; its worker ${s.workerId ?? "?"} stopped reporting`, leaseUntil: null, finishedAt: now }
-        : { status: "interrupted", error: `the search's worker stopped reporting ${s.claims} times (last: ${s.workerId ?? "?"}); not taken over again`, leaseUntil: null, finishedAt: now },
-    });
-    if (r.count === 1) done.push(s.id);
+    const ok = await closeExpired(
+      db,
+      REPAIR_SEARCH_LEASE,
+      s,
+      s.row.cancelRequested
+        ? { status: "cancelled", error: `cancelled; its worker ${s.owner ?? "?"} stopped reporting`, leaseUntil: null, finishedAt: now }
+        : { status: "interrupted", error: `the search's worker stopped reporting ${s.claims} times (last: ${s.owner ?? "?"}); not taken over again`, leaseUntil: null, finishedAt: now },
+    );
+    if (ok) done.push(s.id);
   }
   return done;
 }

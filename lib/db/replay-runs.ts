@@ -18,6 +18,7 @@ import { randomUUID } from "node:crypto";
 import type { ReplayBundle } from "../bundle";
 import type { Db } from "./client";
 import { importCase } from "./cases";
+import { claimLease, closeExpired, listClaimable, listExpired, renewLease, updateHeld, type LeaseTable } from "./leases";
 
 export const REPLAY_RUN_STATUSES = ["queued", "running", "completed", "prefix_verified", "diverged", "failed", "cancelled", "interrupted"] as const;
 export type ReplayRunStatus = (typeof REPLAY_RUN_STATUSES)[number];
@@ -27,6 +28,8 @@ export const FINAL_REPLAY_STATUSES: readonly ReplayRunStatus[] = ["completed", "
 export const RETRYABLE_REPLAY_STATUSES: readonly ReplayRunStatus[] = ["interrupted", "failed", "cancelled"];
 /** At most this many runs are started together by `createReplayRuns`. */
 export const MAX_REPLAYS_PER_REQUEST = 5;
+/** A running run without a heartbeat for this long is stale (its worker died): interrupted by the sweep. */
+export const DEFAULT_REPLAY_STALE_MS = 30_000;
 
 /** Where a replay's live calls go: `{ upstream, model, toolUpstream, command? }` (stored as endpointJson). */
 export interface ReplayEndpoint {
@@ -279,6 +282,16 @@ export async function createReplayRuns(db: Db, o: CreateReplayRunsInput): Promis
 /** The row a worker works from (claimRun / claimNextRun). */
 export type ClaimedRun = RunRow;
 
+/** ReplayRun as a lease table (lib/db/leases.ts): a heartbeat lease, never taken over — a run whose worker died is interrupted (retry makes a new run). */
+export const REPLAY_LEASE: LeaseTable = {
+  model: "replayRun",
+  owner: "workerId",
+  lease: { column: "heartbeatAt", kind: "heartbeat" },
+  takeover: null,
+  claimable: () => ({ cancelRequested: false }),
+  onClaim: (now) => ({ startedAt: now }),
+};
+
 /**
  * Claim one given run for `workerId`: a conditional update queued → running (exactly one of any
  * number of concurrent callers, on SQLite or PostgreSQL, gets the row). Used by the pg-boss
@@ -286,12 +299,7 @@ export type ClaimedRun = RunRow;
  * @returns the claimed row, or null when the run is not queued (already claimed, cancelled, gone)
  */
 export async function claimRun(db: Db, runId: string, workerId: string): Promise<ClaimedRun | null> {
-  const now = new Date();
-  const r = await db.replayRun.updateMany({
-    where: { id: runId, status: "queued", cancelRequested: false },
-    data: { status: "running", workerId, startedAt: now, heartbeatAt: now },
-  });
-  if (r.count !== 1) return null;
+  if (!(await claimLease(db, REPLAY_LEASE, runId, workerId, DEFAULT_REPLAY_STALE_MS))) return null;
   const row = await db.replayRun.findUnique({ where: { id: runId } });
   if (row) {
     await db.auditEvent.create({
@@ -308,15 +316,10 @@ export async function claimRun(db: Db, runId: string, workerId: string): Promise
  */
 export async function claimNextRun(db: Db, workerId: string): Promise<ClaimedRun | null> {
   for (let round = 0; round < 10; round++) {
-    const candidates = await db.replayRun.findMany({
-      where: { status: "queued", cancelRequested: false },
-      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
-      take: 8,
-      select: { id: true },
-    });
-    if (candidates.length === 0) return null;
-    for (const c of candidates) {
-      const row = await claimRun(db, c.id, workerId);
+    const ids = await listClaimable(db, REPLAY_LEASE, { leaseMs: DEFAULT_REPLAY_STALE_MS, take: 8 });
+    if (ids.length === 0) return null;
+    for (const id of ids) {
+      const row = await claimRun(db, id, workerId);
       if (row) return row;
     }
   }
@@ -335,12 +338,9 @@ export async function heartbeat(
   workerId: string,
   progress?: ReplayRunProgress | null,
 ): Promise<{ owned: boolean; cancelRequested: boolean }> {
-  const r = await db.replayRun.updateMany({
-    where: { id: runId, workerId, status: "running" },
-    data: { heartbeatAt: new Date(), ...(progress ? { progressJson: JSON.stringify(progress) } : {}) },
-  });
+  const owned = await renewLease(db, REPLAY_LEASE, runId, workerId, DEFAULT_REPLAY_STALE_MS, progress ? { progressJson: JSON.stringify(progress) } : {});
   const ctl = await getRunControl(db, runId);
-  return { owned: r.count === 1, cancelRequested: ctl?.cancelRequested ?? true };
+  return { owned, cancelRequested: ctl?.cancelRequested ?? true };
 }
 
 /** Cheap poll of what a worker must react to: `{ status, cancelRequested }`, null when the run is gone. */
@@ -422,9 +422,12 @@ export async function finishRun(
 
   const now = new Date();
   const updated = await db.$transaction(async (tx) => {
-    const u = await tx.replayRun.updateMany({
-      where: { id: runId, workerId, status: { in: ["running", "interrupted"] } },
-      data: {
+    const ok = await updateHeld(
+      tx,
+      REPLAY_LEASE,
+      runId,
+      workerId,
+      {
         status,
         mode: "mode" in result ? result.mode : run.mode,
         boundaryNodeId,
@@ -436,8 +439,9 @@ export async function finishRun(
         ...(error ? { errorJson: JSON.stringify(error) } : {}),
         ...(result.status === "diverged" ? { divergenceJson: JSON.stringify(result.report ?? null) } : {}),
       },
-    });
-    if (u.count === 1) {
+      { statuses: ["running", "interrupted"] },
+    );
+    if (ok) {
       await tx.auditEvent.create({
         data: {
           action: "replay.finish",
@@ -448,7 +452,7 @@ export async function finishRun(
         },
       });
     }
-    return u.count === 1;
+    return ok;
   });
   return { status: updated ? status : (run.status as ReplayRunStatus), resultCaseId, recorded: updated };
 }
@@ -463,11 +467,7 @@ export async function interruptRun(db: Db, runId: string, workerId: string, reas
     const row = await tx.replayRun.findUnique({ where: { id: runId }, select: { sourceCaseId: true, cancelRequested: true } });
     if (!row) return false;
     const status = row.cancelRequested ? "cancelled" : "interrupted";
-    const u = await tx.replayRun.updateMany({
-      where: { id: runId, workerId, status: "running" },
-      data: { status, finishedAt: new Date(), errorJson: JSON.stringify({ message: reason, stage: "worker" }) },
-    });
-    if (u.count !== 1) return false;
+    if (!(await updateHeld(tx, REPLAY_LEASE, runId, workerId, { status, finishedAt: new Date(), errorJson: JSON.stringify({ message: reason, stage: "worker" }) }))) return false;
     await tx.auditEvent.create({
       data: { action: status === "cancelled" ? "replay.cancelled" : "replay.interrupted", entityType: "replay_run", entityId: runId, caseId: row.sourceCaseId, dataJson: JSON.stringify({ workerId, reason }) },
     });
@@ -484,23 +484,15 @@ export async function interruptRun(db: Db, runId: string, workerId: string, reas
  */
 export async function markInterrupted(db: Db, o: { staleAfterMs: number; now?: Date }): Promise<string[]> {
   const now = o.now ?? new Date();
-  const cutoff = new Date(now.getTime() - o.staleAfterMs);
-  const stale = await db.replayRun.findMany({
-    where: { status: "running", OR: [{ heartbeatAt: { lt: cutoff } }, { heartbeatAt: null, startedAt: { lt: cutoff } }, { heartbeatAt: null, startedAt: null }] },
-    select: { id: true, sourceCaseId: true, workerId: true, heartbeatAt: true, cancelRequested: true },
-  });
+  const stale = await listExpired(db, REPLAY_LEASE, { leaseMs: o.staleAfterMs, now, select: { sourceCaseId: true, cancelRequested: true } });
   const changed: string[] = [];
   for (const r of stale) {
-    const status = r.cancelRequested ? "cancelled" : "interrupted";
-    const message = `worker ${r.workerId ?? "?"} stopped reporting (last heartbeat ${r.heartbeatAt?.toISOString() ?? "never"})`;
+    const status = r.row.cancelRequested ? "cancelled" : "interrupted";
+    const message = `worker ${r.owner ?? "?"} stopped reporting (last heartbeat ${r.lease?.toISOString() ?? "never"})`;
     const ok = await db.$transaction(async (tx) => {
-      const u = await tx.replayRun.updateMany({
-        where: { id: r.id, status: "running", heartbeatAt: r.heartbeatAt },
-        data: { status, finishedAt: now, errorJson: JSON.stringify({ message, stage: "worker" }) },
-      });
-      if (u.count !== 1) return false;
+      if (!(await closeExpired(tx, REPLAY_LEASE, r, { status, finishedAt: now, errorJson: JSON.stringify({ message, stage: "worker" }) }))) return false;
       await tx.auditEvent.create({
-        data: { action: status === "cancelled" ? "replay.cancelled" : "replay.interrupted", entityType: "replay_run", entityId: r.id, caseId: r.sourceCaseId, dataJson: JSON.stringify({ workerId: r.workerId, reason: message }) },
+        data: { action: status === "cancelled" ? "replay.cancelled" : "replay.interrupted", entityType: "replay_run", entityId: r.id, caseId: r.row.sourceCaseId as string, dataJson: JSON.stringify({ workerId: r.owner, reason: message }) },
       });
       return true;
     });

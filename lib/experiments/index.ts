@@ -20,7 +20,7 @@ export type { PairedDiff } from "./stats";
 export { ALL, NO_CATEGORY, summarizeExperiment, toCliObject } from "./report";
 export { attemptRecordOf, reportOfDocument } from "./document";
 export type { ExperimentDocumentInput, StoredAttempt } from "./document";
-export { METHOD_LABELS, TASK_LEVEL_METHODS, methodLabel, methodLevel } from "./methods";
+export { METHOD_CATALOG, METHOD_NAMES, METHOD_LABELS, TASK_LEVEL_METHODS, CORRECTION_METHODS, MATCHED_CONTROLS, CALIBRATED_METHODS, methodDescriptor, methodLabel, methodLevel, isMethodName, parseMethodList, type MethodDescriptor, type MethodName } from "./methods";
 export { DEFAULT_MARS_SETTINGS, MARS_REPORT_NOTE, marsSettingsLine, resolveMarsSettings } from "./mars";
 export type { MarsJudgeSetting, MarsSettings } from "./mars";
 export { EXPERIMENT_TABLES, attemptsBehind, experimentTable } from "./export";

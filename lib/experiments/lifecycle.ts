@@ -27,7 +27,7 @@ export type StatusCounts = Record<AttemptRowStatus, number>;
 /** Zero for every attempt status. */
 export const emptyStatusCounts = (): StatusCounts => ({ queued: 0, running: 0, passed: 0, failed: 0, error: 0, no_verdict: 0, skipped: 0, cancelled: 0 });
 
-/** The fields of frozen settings that {@link checkSettings} reads (lib/jobs ExperimentSettings has them). */
+/** The fields of frozen settings that {@link checkSettings} reads (./settings.ts ExperimentSettings has them). */
 export interface CheckableSettings {
   upstream?: unknown;
   toolUpstream?: unknown;

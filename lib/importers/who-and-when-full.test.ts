@@ -14,7 +14,8 @@ const ROOT = path.resolve(__dirname, "../../../shared/datasets/who_and_when_full
 const SUBSETS = ["Hand-Crafted", "Algorithm-Generated"] as const;
 const files = SUBSETS.flatMap((subset) => (existsSync(path.join(ROOT, subset)) ? readdirSync(path.join(ROOT, subset)).filter((f) => f.endsWith(".json")).map((f) => ({ subset, f })) : []));
 
-describe.skipIf(!existsSync(ROOT))("Who&When, all 184 files", () => {
+// Never skipped: without the dataset the first test fails (0 files), so a wrong path cannot pass silently.
+describe("Who&When, all 184 files", () => {
   const imported = files.map(({ subset, f }) => {
     const text = readFileSync(path.join(ROOT, subset, f), "utf8");
     const raw = JSON.parse(text) as { history: Array<{ role: string; name?: string; content: string }>; mistake_step: string; mistake_agent: string };

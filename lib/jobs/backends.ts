@@ -1,34 +1,33 @@
 /**
- * Two ways workers learn about queued runs, behind one interface (WorkerBackend):
+ * How workers learn about jobs — one interface (JobBackend) for every job kind (./kinds.ts):
  *
- * - "poll" (SQLite, the embedded default): ReplayWorker.start() claims the oldest queued run
- *   every second (and at once when woken by enqueueReplayRuns in the same process). Any number of
- *   processes on the same SQLite file may poll; the conditional claim keeps runs exclusive.
- * - "pg-boss" (PostgreSQL): enqueueReplayRuns sends one pg-boss job `{ runId }` per run to queue
- *   REPLAY_QUEUE; every worker process `boss.work`s that queue and claims the row for the id it
- *   is given (a duplicate delivery finds the row no longer queued and does nothing). A periodic
- *   sweep re-sends queued runs that have no pending job (e.g. the app died between insert and
- *   send); the queue's "stately" policy drops a re-send while a job for the run is still waiting.
+ * - "poll" (SQLite, the embedded default): JobWorker.start() claims the oldest claimable job
+ *   every idlePollMs (at once when woken by enqueueJobs in the same process). Any number of
+ *   processes may poll one SQLite file; the conditional claim keeps jobs exclusive.
+ * - "pg-boss" (PostgreSQL): enqueueJobs sends one pg-boss job `{ id }` per row to the kind's
+ *   queue (keyed by the row id, no pg-boss retries); every worker process `work`s the queue and
+ *   claims the row for the id it is given (a duplicate delivery finds the row taken and does
+ *   nothing). A maintenance timer (every leaseMs / 2) sweeps and re-sends jobs for claimable rows:
+ *   queued ones whose send was lost and running ones whose lease expired (their worker died) — so a
+ *   crash is resumed by any live worker on any machine.
  *
  * pg-boss keeps its own tables in schema "pgboss" of the same database (created on first start).
  */
 import type PgBossType from "pg-boss";
-import { getDb, providerOfDb, type Db } from "../db/client";
+import { providerOfDb, type Db } from "../db/client";
 import { resolveDatabaseUrl } from "../db/url";
-import { DEFAULT_STALE_AFTER_MS, ReplayWorker, type ReplayWorkerOptions } from "./worker";
+import { JobWorker, errorText, type JobKind, type JobKindName, type JobWorkerOptions } from "./job-worker";
 
-export const REPLAY_QUEUE = "symtrace-replay-run";
-
-export interface WorkerBackend {
+export interface JobBackend<J extends { id: string } = { id: string }> {
   kind: "poll" | "pg-boss";
-  worker: ReplayWorker;
+  worker: JobWorker<J>;
   /** Poll now (poll backend; pg-boss workers are notified through the queue). */
   wake(): void;
-  /** Stop taking runs; finish or release (interrupt) the current ones (see ReplayWorker.stop). */
+  /** Stop taking jobs; finish or release the current ones (see JobWorker.stop). */
   stop(o?: { graceMs?: number }): Promise<void>;
 }
 
-export interface StartWorkerOptions extends ReplayWorkerOptions {
+export interface StartJobBackendOptions extends JobWorkerOptions {
   /** Connection string of `db` (needed for pg-boss); default DATABASE_URL. */
   url?: string;
   /** pg-boss polling interval in seconds (default 1, minimum 0.5). */
@@ -38,12 +37,9 @@ export interface StartWorkerOptions extends ReplayWorkerOptions {
 // ------------------------------------------------------------------ pg-boss
 
 type Boss = PgBossType;
-const g = globalThis as unknown as { __symtraceBosses?: Map<string, Promise<Boss>> };
+const g = globalThis as unknown as { __symtraceBosses?: Map<string, Promise<Boss>>; __symtraceBossQueues?: WeakMap<Boss, Set<string>> };
 
-/**
- * The process's started pg-boss instance for `url` (one per URL; the queue is created once).
- * Its "error" events are logged, never thrown.
- */
+/** The process's started pg-boss instance for `url` (one per URL). Its "error" events are logged, never thrown. */
 export function getBoss(url: string): Promise<Boss> {
   g.__symtraceBosses ??= new Map();
   let p = g.__symtraceBosses.get(url);
@@ -53,15 +49,30 @@ export function getBoss(url: string): Promise<Boss> {
       const boss = new PgBoss({ connectionString: url, application_name: "symtrace-jobs", max: 4 });
       boss.on("error", (e) => process.stderr.write(`pg-boss: ${e.message}\n`));
       await boss.start();
-      // stately: at most one waiting job per run id (re-sends are dropped); no pg-boss retries:
-      // the ReplayRun row decides what happens next (interrupted -> retryRun).
-      await boss.createQueue(REPLAY_QUEUE, { name: REPLAY_QUEUE, policy: "stately", retryLimit: 0, expireInSeconds: 4 * 3600 });
       return boss;
     })();
     p.catch(() => g.__symtraceBosses?.delete(url));
     g.__symtraceBosses.set(url, p);
   }
   return p;
+}
+
+/** pg-boss for `url` with the kind's queue created (once per process and queue). */
+async function bossWithQueue(url: string, q: JobKind["queue"]): Promise<Boss> {
+  const boss = await getBoss(url);
+  g.__symtraceBossQueues ??= new WeakMap();
+  const made = g.__symtraceBossQueues.get(boss) ?? new Set<string>();
+  g.__symtraceBossQueues.set(boss, made);
+  if (!made.has(q.name)) {
+    const create = () => boss.createQueue(q.name, { name: q.name, policy: q.policy, retryLimit: 0, expireInSeconds: q.expireInSeconds });
+    // Two processes creating the queue at the same moment may deadlock in PostgreSQL: try again once.
+    await create().catch(async () => {
+      await new Promise((r) => setTimeout(r, 200 + Math.random() * 300));
+      await create();
+    });
+    made.add(q.name);
+  }
+  return boss;
 }
 
 /** Stop and forget the pg-boss instance of `url` (tests, process shutdown). */
@@ -73,43 +84,65 @@ export async function closeBoss(url: string): Promise<void> {
   await boss?.stop({ graceful: false, wait: true, timeout: 2000 }).catch(() => {});
 }
 
-async function sendRunJobs(url: string, runIds: string[]): Promise<number> {
-  if (runIds.length === 0) return 0;
-  const boss = await getBoss(url);
+/** One pg-boss job per id, keyed by the id (a re-send while one waits is dropped). @returns jobs created */
+async function sendJobs(url: string, q: JobKind["queue"], ids: string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const boss = await bossWithQueue(url, q);
   let sent = 0;
-  for (const runId of runIds) {
-    const id = await boss.send(REPLAY_QUEUE, { runId }, { singletonKey: runId });
-    if (id) sent++;
-  }
+  for (const id of ids) if (await boss.send(q.name, { id }, { singletonKey: id })) sent++;
   return sent;
-}
-
-/**
- * Queued runs older than `minAgeMs` get a (possibly duplicate, then dropped) pg-boss job.
- * @returns how many jobs were actually created
- */
-async function resendOrphans(db: Db, url: string, minAgeMs = 10_000): Promise<number> {
-  const rows = await db.replayRun.findMany({
-    where: { status: "queued", cancelRequested: false, createdAt: { lt: new Date(Date.now() - minAgeMs) } },
-    select: { id: true },
-    orderBy: { createdAt: "asc" },
-    take: 500,
-  });
-  return sendRunJobs(url, rows.map((r) => r.id));
 }
 
 // ------------------------------------------------------------------ backends
 
-const localWorkers = new Set<ReplayWorker>();
+/**
+ * The pg-boss queue of each kind (name, policy, job expiry). "stately" (replay): at most one waiting
+ * job per run id. "short" (attempts, searches): a SIGKILLed worker's job stays active in pg-boss
+ * until it expires; under stately a second job of that key could never become active beside it and
+ * pg-boss's fetch of the whole queue then fails every poll. Duplicates are harmless (the claim).
+ */
+export const JOB_QUEUES: Record<JobKindName, JobKind["queue"]> = {
+  replay: { name: "symtrace-replay-run", policy: "stately", expireInSeconds: 4 * 3600 },
+  "experiment-attempt": { name: "symtrace-experiment-attempt", policy: "short", expireInSeconds: 4 * 3600 },
+  "repair-search": { name: "symtrace-repair-search", policy: "short", expireInSeconds: 12 * 3600 },
+};
+
+const localWorkers = new Set<JobWorker<{ id: string }>>();
 
 /**
- * Start a worker on `db`: the pg-boss backend when `db` is PostgreSQL, else the polling one.
- * Sweeps stale runs (markInterrupted) at start and every staleAfterMs / 2.
+ * Make queued jobs of `kind` reach a worker. SQLite: wake this process's polling workers of that
+ * kind. PostgreSQL: one pg-boss job per id.
+ * @param o.url connection string of `db` (PostgreSQL; default DATABASE_URL)
+ * @returns jobs sent (0 on SQLite)
  */
-export async function startWorkerBackend(o: StartWorkerOptions): Promise<WorkerBackend> {
-  const worker = new ReplayWorker(o);
-  localWorkers.add(worker);
-  if (providerOfDb(o.db) !== "postgresql") {
+export async function enqueueJobs(db: Db, kind: JobKindName, ids: string[], o: { url?: string } = {}): Promise<number> {
+  if (providerOfDb(db) !== "postgresql") {
+    for (const w of localWorkers) if (w.kind.name === kind) w.wake();
+    return 0;
+  }
+  return sendJobs(o.url ?? resolveDatabaseUrl(process.env.DATABASE_URL), JOB_QUEUES[kind], ids);
+}
+
+/**
+ * Start a worker of one kind on `db`: the pg-boss backend when `db` is PostgreSQL, else the
+ * polling one. Sweeps at start and every leaseMs / 2; new jobs a handler creates are enqueued.
+ */
+export async function startJobBackend<J extends { id: string }>(kind: JobKind<J>, o: StartJobBackendOptions): Promise<JobBackend<J>> {
+  const pg = providerOfDb(o.db) === "postgresql";
+  const url = pg ? (o.url ?? resolveDatabaseUrl(process.env.DATABASE_URL)) : "";
+  const log = o.log ?? ((line: string) => process.stderr.write(line + "\n"));
+  const worker: JobWorker<J> = new JobWorker(kind, {
+    ...o,
+    log,
+    enqueue: async (ids) => {
+      await o.enqueue?.(ids);
+      if (pg) await sendJobs(url, kind.queue, ids).catch((e) => log(`${kind.name} enqueue failed (a sweep re-sends): ${errorText(e)}`));
+      else worker.wake();
+    },
+  });
+  const local = worker as unknown as JobWorker<{ id: string }>;
+  localWorkers.add(local);
+  if (!pg) {
     worker.start();
     return {
       kind: "poll",
@@ -117,42 +150,43 @@ export async function startWorkerBackend(o: StartWorkerOptions): Promise<WorkerB
       wake: () => worker.wake(),
       stop: async (s) => {
         await worker.stop(s);
-        localWorkers.delete(worker);
+        localWorkers.delete(local);
       },
     };
   }
 
-  const url = o.url ?? resolveDatabaseUrl(process.env.DATABASE_URL);
-  const boss = await getBoss(url);
-  await worker.sweep().catch((e) => process.stderr.write(`replay worker ${worker.id}: sweep failed: ${(e as Error).message}\n`));
-  const staleAfterMs = o.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  const boss = await bossWithQueue(url, kind.queue);
   const workIds: string[] = [];
-  const concurrency = Math.max(1, o.concurrency ?? 1);
-  for (let i = 0; i < concurrency; i++) {
+  for (let i = 0; i < Math.max(1, o.concurrency ?? 1); i++) {
     workIds.push(
-      await boss.work<{ runId: string }>(REPLAY_QUEUE, { batchSize: 1, pollingIntervalSeconds: o.pgBossPollingSeconds ?? 1 }, async (jobs) => {
-        for (const job of jobs) {
-          // Never throw: the row, not pg-boss, records failures.
-          await worker.processRun(job.data.runId).catch((e) => process.stderr.write(`replay ${job.data.runId}: ${(e as Error).message}\n`));
-        }
+      await boss.work<{ id: string }>(kind.queue.name, { batchSize: 1, pollingIntervalSeconds: o.pgBossPollingSeconds ?? 1 }, async (jobs) => {
+        // Never throw: the row, not pg-boss, records failures.
+        for (const job of jobs) await worker.process(job.data.id).catch((e) => log(`${kind.label} ${job.data.id}: ${errorText(e)}`));
       }),
     );
   }
+  const leaseMs = worker.leaseMs;
   let busy = false;
+  const maintain = async () => {
+    await worker.sweep();
+    await sendJobs(url, kind.queue, await kind.claimable(o.db, { olderThanMs: Math.max(2000, leaseMs / 3) }));
+  };
   const timer = setInterval(
     () => {
       if (busy || worker.stopped) return;
       busy = true;
-      void (async () => {
-        await worker.sweep();
-        await resendOrphans(o.db, url, Math.max(5000, staleAfterMs / 3));
-      })()
-        .catch((e) => process.stderr.write(`replay worker ${worker.id}: maintenance failed: ${(e as Error).message}\n`))
+      void maintain()
+        .catch((e) => log(`${kind.name} worker ${worker.id}: maintenance failed: ${errorText(e)}`))
         .finally(() => (busy = false));
     },
-    Math.max(1000, staleAfterMs / 2),
+    Math.max(500, leaseMs / 2),
   );
   timer.unref?.();
+  // Resume at once what a dead worker left (expired leases) or a lost send left queued.
+  busy = true;
+  void maintain()
+    .catch((e) => log(`${kind.name} worker ${worker.id}: maintenance failed: ${errorText(e)}`))
+    .finally(() => (busy = false));
   return {
     kind: "pg-boss",
     worker,
@@ -161,52 +195,7 @@ export async function startWorkerBackend(o: StartWorkerOptions): Promise<WorkerB
       clearInterval(timer);
       for (const id of workIds) await boss.offWork({ id }).catch(() => {});
       await worker.stop(s);
-      localWorkers.delete(worker);
+      localWorkers.delete(local);
     },
   };
-}
-
-/**
- * Make queued runs reach a worker. SQLite: nothing to send (pollers pick them up); wakes this
- * process's polling workers so they start at once. PostgreSQL: one pg-boss job per run.
- * @param o.url connection string of `db` (PostgreSQL; default DATABASE_URL)
- * @returns jobs sent (0 on SQLite)
- */
-export async function enqueueReplayRuns(db: Db, runIds: string[], o: { url?: string } = {}): Promise<number> {
-  if (providerOfDb(db) !== "postgresql") {
-    for (const w of localWorkers) w.wake();
-    return 0;
-  }
-  return sendRunJobs(o.url ?? resolveDatabaseUrl(process.env.DATABASE_URL), runIds);
-}
-
-// ------------------------------------------------------------------ embedded worker (Next.js)
-
-const ge = globalThis as unknown as { __symtraceEmbeddedWorker?: Promise<WorkerBackend | null> };
-
-/**
- * The worker inside the app's Node process, started once (idempotent; survives Next.js hot
- * reloads through globalThis). Uses getDb(): SQLite → polling worker; PostgreSQL → a pg-boss
- * worker (so a single-process deployment needs nothing else; scale out with SYMTRACE_EMBEDDED_WORKER=0
- * on the app and `npm run worker` processes).
- * Disabled (returns null) when SYMTRACE_EMBEDDED_WORKER=0.
- */
-export function ensureEmbeddedWorker(o: Partial<StartWorkerOptions> = {}): Promise<WorkerBackend | null> {
-  if (process.env.SYMTRACE_EMBEDDED_WORKER === "0") return Promise.resolve(null);
-  if (!ge.__symtraceEmbeddedWorker) {
-    ge.__symtraceEmbeddedWorker = startWorkerBackend({ ...o, db: o.db ?? getDb() });
-    ge.__symtraceEmbeddedWorker.catch((e) => {
-      process.stderr.write(`embedded replay worker failed to start: ${(e as Error).message}\n`);
-      ge.__symtraceEmbeddedWorker = undefined;
-    });
-  }
-  return ge.__symtraceEmbeddedWorker;
-}
-
-/** Stop the embedded worker if it runs (tests; graceful server shutdown). */
-export async function stopEmbeddedWorker(o: { graceMs?: number } = {}): Promise<void> {
-  const p = ge.__symtraceEmbeddedWorker;
-  ge.__symtraceEmbeddedWorker = undefined;
-  const b = await p?.catch(() => null);
-  await b?.stop(o);
 }

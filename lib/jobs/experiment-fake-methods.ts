@@ -8,7 +8,8 @@
  * variable makes the production CLI or worker load them. Every method and outcome is stamped fake.
  */
 import { appendFileSync } from "node:fs";
-import { METHOD_NAMES, TASK_LEVEL_METHODS, type AttemptContext, type AttemptOutcome, type ExperimentMethod, type MethodName, type MethodRegistry } from "./experiment-types";
+import { METHOD_NAMES, TASK_LEVEL_METHODS, type MethodName } from "../experiments/methods";
+import type { AttemptContext, AttemptOutcome, ExperimentMethod, MethodRegistry } from "../services/experiments/methods/types";
 
 /** What a fake method is, stamped into the frozen settings and the report of any experiment it runs, and into every attempt's judge reason. */
 export const FAKE_METHODS_STAMP = "FAKE methods (lib/jobs/experiment-fake-methods.ts, test harness): no MAS, no network, scripted outcomes";
@@ -65,7 +66,6 @@ export function fakeMethods(o: FakeMethodsOptions = {}): MethodRegistry {
   const make = (name: MethodName): ExperimentMethod => ({
     name,
     fake: FAKE_METHODS_STAMP,
-    level: TASK_LEVEL_METHODS.includes(name) ? "task" : "node",
     skipReason(c, s) {
       if (TASK_LEVEL_METHODS.includes(name) && !o.taskLevelAlwaysApplies && !c.runner && !s.command) return "no MAS to restart: the case has no registered runner and no command was given";
       return null;

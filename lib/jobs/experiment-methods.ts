@@ -1,9 +1,9 @@
 /**
  * The one place the attempt worker reaches the real method registry (`METHODS` of
  * lib/services/experiments/methods, issue 13 item 2). Loaded lazily by loadDefaultMethods
- * (./experiment-worker.ts), so tests and fake-method workers never load it.
+ * (./kinds/experiment-attempt.ts), so tests and fake-method workers never load it.
  */
-import type { MethodRegistry } from "./experiment-types";
+import type { MethodRegistry } from "../services/experiments/methods/types";
 
 /** The registry of the experiment methods (rerun … nudge). */
 export async function loadMethodRegistry(): Promise<MethodRegistry> {

@@ -12,10 +12,10 @@ import { exportBundle, importCase } from "../db/cases";
 import { createExperiment, getExperiment, listExperimentAttempts, stopExperiment, type ExperimentAttemptView, type ExperimentView } from "../db/experiments";
 import { freshTestDb } from "../db/test-db";
 import { closeBoss } from "./backends";
-import { enqueueExperiment } from "./experiment-backends";
 import { fakeMethods } from "./experiment-fake-methods";
-import type { AttemptContext, ExperimentSettings } from "./experiment-types";
-import { attemptBundleId, attemptSeed, ExperimentWorker } from "./experiment-worker";
+import type { AttemptContext, ExperimentSettings } from "../services/experiments/methods/types";
+import { attemptBundleId, attemptSeed, enqueueExperiment } from "./kinds/experiment-attempt";
+import { createWorker } from "./kinds";
 import { unitFromSeed } from "./experiment-fake-methods";
 
 const PG = !!process.env.TEST_DATABASE_URL;
@@ -131,8 +131,8 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
     const onStart = (c: AttemptContext) => started.push(`${c.case.caseId}|${c.method}|${c.attempt}`);
     const fm = () => fakeMethods({ passRate: { rerun: 0.3, "suspicious-node": 0.8, nudge: 0.5 }, stepMs: 5, onStart, withBundle: true });
     const second: Db = openDb(h.url).db;
-    const w1 = new ExperimentWorker({ db: h.db, workerId: "w1", methods: fm(), idlePollMs: 30, log: quiet, runners: [] });
-    const w2 = new ExperimentWorker({ db: second, workerId: "w2", methods: fm(), idlePollMs: 30, log: quiet, runners: [] });
+    const w1 = createWorker("experiment-attempt", { db: h.db, workerId: "w1", methods: fm(), idlePollMs: 30, log: quiet, runners: [] });
+    const w2 = createWorker("experiment-attempt", { db: second, workerId: "w2", methods: fm(), idlePollMs: 30, log: quiet, runners: [] });
     w1.start();
     w2.start();
     try {
@@ -141,7 +141,7 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
       const rows = await listExperimentAttempts(h.db, e.id);
       checkExactlyOnce(rows, methods, 4, 3);
       expect(started.sort()).toEqual(rows.map((r) => `${r.caseBundleId}|${r.method}|${r.attempt}`).sort());
-      expect(w1.recorded + w2.recorded).toBe(rows.length);
+      expect((w1.counts.recorded ?? 0) + (w2.counts.recorded ?? 0)).toBe(rows.length);
       for (const r of rows) {
         const rate = { rerun: 0.3, "suspicious-node": 0.8, nudge: 0.5 }[r.method] as number;
         expect(r.passed).toBe(unitFromSeed(attemptSeed(11, r.caseBundleId, r.method, r.attempt)) < rate);
@@ -160,10 +160,29 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
     }
   }, 90_000);
 
+  test("an experiment reserved for a runner is run only by a worker started for that runner (Experiment.runner)", async () => {
+    const e = await createExperiment(h.db, { settings: settings({ attempts: 1 }), methods: ["last-node"], caseIds: caseIds.slice(0, 2), caseSet: { kind: "list" }, runner: "harness" });
+    const any = createWorker("experiment-attempt", { db: h.db, workerId: "any", methods: fakeMethods({ stepMs: 1 }), log: quiet, runners: [] });
+    const other = createWorker("experiment-attempt", { db: h.db, workerId: "other", methods: fakeMethods({ stepMs: 1 }), runner: "other-harness", log: quiet, runners: [] });
+    expect(await any.runNext()).toBeNull();
+    expect(await other.runNext()).toBeNull();
+    const [first] = await listExperimentAttempts(h.db, e.id);
+    expect(await any.process(first.id)).toBe(false);
+    const mine = createWorker("experiment-attempt", { db: h.db, workerId: "mine", methods: fakeMethods({ stepMs: 1 }), runner: "harness", log: quiet, runners: [] });
+    while (await mine.runNext());
+    const rows = await listExperimentAttempts(h.db, e.id);
+    expect(rows.map((r) => [r.leaseOwner, r.claims])).toEqual([
+      ["mine", 1],
+      ["mine", 1],
+    ]);
+    expect(mine.counts.recorded).toBe(2);
+    expect((await getExperiment(h.db, e.id))?.status).toBe("finished");
+  }, 30_000);
+
   test.skipIf(PG)("skips are recorded with their reason; the budget cap stops the experiment cleanly; cancel aborts the running attempt", async () => {
     // task level on a case with no runner and no command: skipped, never silently dropped
     const s = await createExperiment(h.db, { settings: settings({ command: null, attempts: 2 }), methods: ["critic", "last-node"], caseIds: caseIds.slice(0, 2), caseSet: { kind: "list" } });
-    const w = new ExperimentWorker({ db: h.db, workerId: "ws", methods: fakeMethods({ stepMs: 1 }), experimentId: s.id, log: quiet, runners: [] });
+    const w = createWorker("experiment-attempt", { db: h.db, workerId: "ws", methods: fakeMethods({ stepMs: 1 }), experimentId: s.id, log: quiet, runners: [] });
     while (await w.runNext());
     const rows = await listExperimentAttempts(h.db, s.id);
     expect(rows.filter((r) => r.method === "critic").map((r) => [r.status, r.skipReason])).toEqual([
@@ -175,7 +194,7 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
 
     // budget: 3 calls per attempt, cap 10 → the 4th attempt's finish reaches 12 ≥ 10; the rest are not run
     const b = await createExperiment(h.db, { settings: settings({ attempts: 3, budget: { maxCalls: 10, maxTokens: null } }), methods: ["random-node"], caseIds: caseIds.slice(0, 4), caseSet: { kind: "list" } });
-    const wb = new ExperimentWorker({ db: h.db, workerId: "wb", methods: fakeMethods({ stepMs: 1, callsPerAttempt: 3 }), experimentId: b.id, log: quiet, runners: [] });
+    const wb = createWorker("experiment-attempt", { db: h.db, workerId: "wb", methods: fakeMethods({ stepMs: 1, callsPerAttempt: 3 }), experimentId: b.id, log: quiet, runners: [] });
     while (await wb.runNext());
     const bv = await getExperiment(h.db, b.id);
     expect(bv).toMatchObject({ status: "budget-exhausted" });
@@ -185,7 +204,7 @@ describe(`lib/jobs experiment attempts (${PG ? "PostgreSQL" : "SQLite"})`, () =>
 
     // cancel while an attempt runs: it is aborted and recorded cancelled; the experiment is cancelled
     const c = await createExperiment(h.db, { settings: settings({ attempts: 2 }), methods: ["nudge"], caseIds: caseIds.slice(0, 2), caseSet: { kind: "list" } });
-    const wc = new ExperimentWorker({ db: h.db, workerId: "wc", methods: fakeMethods({ stepMs: 100, steps: 100 }), experimentId: c.id, renewMs: 50, log: quiet, runners: [] });
+    const wc = createWorker("experiment-attempt", { db: h.db, workerId: "wc", methods: fakeMethods({ stepMs: 100, steps: 100 }), experimentId: c.id, renewMs: 50, log: quiet, runners: [] });
     const running = wc.runNext();
     await waitFor("running", async () => (await getExperiment(h.db, c.id))?.progress.total.running === 1);
     const t0 = Date.now();

@@ -1,5 +1,6 @@
 /**
- * Fake executors for tests and for `SYMTRACE_WORKER_FAKE_EXECUTOR` (scripts/worker.ts): they walk
+ * Fake executors for tests and for `SYMTRACE_WORKER_FAKE_EXECUTOR` of the test harness
+ * lib/testing/fake-worker.ts (never the production scripts/worker.ts): they walk
  * a pretend prefix step by step (reporting progress), honour the abort signal (→ cancelled), and
  * complete with a copy of the source bundle as the "replayed" bundle (new id, parent = source).
  * No network, no MAS. Never selected unless asked for explicitly.
@@ -74,7 +75,7 @@ export function fakeExecutor(o: FakeExecutorOptions = {}): ReplayExecutor {
 }
 
 /**
- * The fake executor named by SYMTRACE_WORKER_FAKE_EXECUTOR (test hook of scripts/worker.ts):
+ * The fake executor named by SYMTRACE_WORKER_FAKE_EXECUTOR (read only by the test harness lib/testing/fake-worker.ts):
  * `slow` (40 steps x SYMTRACE_FAKE_STEP_MS, default 250 ms), `fast` (3 x 100 ms), `fail`;
  * SYMTRACE_FAKE_EXEC_LOG names a file that gets one line per execution.
  * @returns null when the variable is unset

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -8,9 +8,9 @@ import { openDb, type Db, type DbHandle } from "../db/client";
 import { exportBundle, importCase } from "../db/cases";
 import { createReplayRuns, getRun, requestCancel, retryRun, markInterrupted, type ReplayRunView } from "../db/replay-runs";
 import { freshTestDb } from "../db/test-db";
-import { closeBoss, enqueueReplayRuns } from "./backends";
+import { closeBoss, enqueueJobs } from "./backends";
 import { fakeExecutor } from "./fake-executor";
-import { ReplayWorker } from "./worker";
+import { createWorker } from "./kinds";
 
 const PG = !!process.env.TEST_DATABASE_URL;
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -52,8 +52,12 @@ const runIs = (id: string, ...statuses: string[]) => async () => {
 };
 
 /** scripts/worker.ts as a child process, with a fake executor; resolves once it has started. */
-function spawnWorker(env: Record<string, string>): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "scripts/worker.ts"], {
+/**
+ * A worker child process: by default the test harness lib/testing/fake-worker.ts (scripts/worker.ts
+ * with the fake replay executor SYMTRACE_WORKER_FAKE_EXECUTOR names), or `script`.
+ */
+function spawnWorker(env: Record<string, string>, script = "lib/testing/fake-worker.ts"): Promise<{ child: ChildProcess; stderr: () => string }> {
+  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", script], {
     cwd: ROOT,
     env: { ...process.env, DATABASE_URL: h.url, SYMTRACE_WORKER_HEARTBEAT_MS: "200", SYMTRACE_WORKER_STALE_MS: "30000", ...env },
     stdio: ["ignore", "ignore", "pipe"],
@@ -81,8 +85,8 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     const executed: string[] = [];
     const onStart = (s: { newBundleId?: string }) => executed.push(s.newBundleId as string);
     const second: Db = openDb(h.url).db;
-    const w1 = new ReplayWorker({ db: h.db, workerId: "w1", executor: fakeExecutor({ steps: 2, stepMs: 20, onStart }), idlePollMs: 50, log: quiet });
-    const w2 = new ReplayWorker({ db: second, workerId: "w2", executor: fakeExecutor({ steps: 2, stepMs: 20, onStart }), idlePollMs: 50, log: quiet });
+    const w1 = createWorker("replay", { db: h.db, workerId: "w1", executor: fakeExecutor({ steps: 2, stepMs: 20, onStart }), idlePollMs: 50, log: quiet });
+    const w2 = createWorker("replay", { db: second, workerId: "w2", executor: fakeExecutor({ steps: 2, stepMs: 20, onStart }), idlePollMs: 50, log: quiet });
     w1.start();
     w2.start();
     try {
@@ -106,7 +110,7 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
 
   test("progress is saved while running; cancel aborts the executor and records cancelled", async () => {
     const [id] = await queue(1);
-    const w = new ReplayWorker({ db: h.db, workerId: "wc", executor: fakeExecutor({ steps: 200, stepMs: 50 }), heartbeatMs: 100, cancelPollMs: 50, log: quiet });
+    const w = createWorker("replay", { db: h.db, workerId: "wc", executor: fakeExecutor({ steps: 200, stepMs: 50 }), renewMs: 100, controlPollMs: 50, log: quiet });
     const running = w.runNext();
     const mid = await waitFor("progress saved", async () => {
       const r = await getRun(h.db, id);
@@ -134,7 +138,7 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     ] as const;
     for (const [outcome, status] of cases) {
       const [id] = await queue(1);
-      const w = new ReplayWorker({ db: h.db, workerId: "wo", executor: fakeExecutor({ steps: 1, stepMs: 1, outcome }), log: quiet });
+      const w = createWorker("replay", { db: h.db, workerId: "wo", executor: fakeExecutor({ steps: 1, stepMs: 1, outcome }), log: quiet });
       expect(await w.runNext()).toBe(id);
       const r = await getRun(h.db, id);
       expect(r?.status).toBe(status);
@@ -152,7 +156,7 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
       delete (plain as { outcome?: unknown }).outcome;
       const noVerdict = (await importCase(h.db, { bundle: plain })).caseId;
       const { runs } = await createReplayRuns(h.db, { sourceCaseId: noVerdict, targetNodeId: plain.order[3], guidance: "g", count: 1, endpoint: ENDPOINT });
-      const w = new ReplayWorker({ db: h.db, workerId: "we", executor: fakeExecutor({ steps: 1, stepMs: 1 }), log: quiet });
+      const w = createWorker("replay", { db: h.db, workerId: "we", executor: fakeExecutor({ steps: 1, stepMs: 1 }), log: quiet });
       expect(await w.runNext()).toBe(runs[0].id);
       const r = await getRun(h.db, runs[0].id);
       const out = (await exportBundle(h.db, { caseId: r!.resultCaseId! }))?.outcome as Record<string, unknown>;
@@ -172,7 +176,7 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
 
   test("a worker process killed mid-run: the run becomes interrupted, keeps its progress, and a retry completes", async () => {
     const [id] = await queue(1);
-    if (PG) await enqueueReplayRuns(h.db, [id], { url: h.url });
+    if (PG) await enqueueJobs(h.db, "replay", [id], { url: h.url });
     const { child } = await spawnWorker({ SYMTRACE_WORKER_FAKE_EXECUTOR: "slow", SYMTRACE_FAKE_STEP_MS: "100" });
     const mid = await waitFor("the child to make progress", async () => {
       const r = await getRun(h.db, id);
@@ -190,7 +194,7 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
 
     const again = await retryRun(h.db, id, null);
     expect(again).toMatchObject({ status: "queued", attempt: 1, retryOfId: id });
-    const w = new ReplayWorker({ db: h.db, workerId: "wr", executor: fakeExecutor({ steps: 2, stepMs: 5 }), log: quiet });
+    const w = createWorker("replay", { db: h.db, workerId: "wr", executor: fakeExecutor({ steps: 2, stepMs: 5 }), log: quiet });
     expect(await w.runNext()).toBe(again.id);
     const done = await getRun(h.db, again.id);
     expect(done).toMatchObject({ status: "completed", attempt: 1 });
@@ -200,7 +204,7 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
 
   test("SIGTERM mid-run: the worker releases the run as interrupted and exits cleanly", async () => {
     const [id] = await queue(1);
-    if (PG) await enqueueReplayRuns(h.db, [id], { url: h.url });
+    if (PG) await enqueueJobs(h.db, "replay", [id], { url: h.url });
     const { child, stderr } = await spawnWorker({ SYMTRACE_WORKER_FAKE_EXECUTOR: "slow", SYMTRACE_FAKE_STEP_MS: "200", SYMTRACE_WORKER_GRACE_MS: "500" });
     await waitFor("running", runIs(id, "running"));
     const exited = new Promise<number | null>((r) => child.once("exit", (code) => r(code)));
@@ -212,6 +216,22 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     expect(stderr()).toMatch(new RegExp(`replay ${id} interrupted`));
   }, 60_000);
 
+  test("the production worker (scripts/worker.ts) ignores SYMTRACE_WORKER_FAKE_EXECUTOR: the real executor runs the replay (issue 20 item 5)", async () => {
+    const log = path.join(mkdtempSync(path.join(os.tmpdir(), "symtrace-jobs-")), "exec.log");
+    const { child, stderr } = await spawnWorker({ SYMTRACE_WORKER_FAKE_EXECUTOR: "fast", SYMTRACE_FAKE_EXEC_LOG: log, SYMTRACE_WORKER_KIND: "replay" }, "scripts/worker.ts");
+    expect(stderr()).not.toMatch(/fake|FAKE/);
+    const [id] = await queue(1);
+    const run = await waitFor("final", async () => {
+      const r = await getRun(h.db, id);
+      return r && !["queued", "running"].includes(r.status) ? r : null;
+    }, 60_000, 100);
+    // the fake would have logged the run and completed it in ~0.5 s with no error; the real one never writes that log
+    expect(existsSync(log)).toBe(false);
+    expect(run.workerId).toMatch(/^worker:/);
+    child.kill("SIGTERM");
+    await new Promise((r) => child.once("exit", r));
+  }, 90_000);
+
   test.runIf(PG)(
     "PostgreSQL: two worker processes share a batch through pg-boss, each run executed once",
     async () => {
@@ -219,9 +239,9 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
       const env = { SYMTRACE_WORKER_FAKE_EXECUTOR: "fast", SYMTRACE_FAKE_STEP_MS: "150", SYMTRACE_FAKE_EXEC_LOG: log };
       const [a, b] = await Promise.all([spawnWorker({ ...env, SYMTRACE_WORKER_ID: "pg-a" }), spawnWorker({ ...env, SYMTRACE_WORKER_ID: "pg-b" })]);
       const ids = [...(await queue(5)), ...(await queue(5))];
-      expect(await enqueueReplayRuns(h.db, ids, { url: h.url })).toBe(10);
+      expect(await enqueueJobs(h.db, "replay", ids, { url: h.url })).toBe(10);
       // a duplicate delivery is harmless
-      await enqueueReplayRuns(h.db, ids.slice(0, 3), { url: h.url });
+      await enqueueJobs(h.db, "replay", ids.slice(0, 3), { url: h.url });
       const runs = await waitFor(
         "all completed",
         async () => {

@@ -21,9 +21,9 @@ import { recordCalibratedFailures, type RecordedFailure } from "../testing/calib
 import { startCalibratedWorld, type CalibratedWorld } from "../testing/calibrated/world";
 import { startScriptedMarsControl } from "../testing/scripted-mars";
 import type { ScriptedOpenAI } from "../testing/scripted-openai";
-import { closeBoss } from "./backends";
-import { enqueueRepairSearches } from "./repair-search-backends";
-import { RepairSearchWorker, searchNodeBundleId } from "./repair-search-worker";
+import { closeBoss, enqueueJobs } from "./backends";
+import { createWorker } from "./kinds";
+import { searchNodeBundleId } from "./kinds/repair-search";
 import { repairSearchJobCommand } from "../../cli/repair-search-jobs";
 
 const PG = !!process.env.TEST_DATABASE_URL;
@@ -160,7 +160,7 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       const v = (await getRepairSearch(h.db, (started.output as { id: string }).id))!;
       expect(v).toMatchObject({ status: "queued", sourceCaseId: caseIds[0], settings: { command, judge: { kind: "llm", upstream: control.url, model: "scripted-model" }, search: { k: 2, l: 2, iterations: 4 } } });
       const seen: number[] = [];
-      const w = new RepairSearchWorker({ db: h.db, workerId: "inproc", leaseMs: 5000, log: quiet });
+      const w = createWorker("repair-search", { db: h.db, workerId: "inproc", leaseMs: 5000, log: quiet });
       const controlBefore = control.requests.length;
       const poll = setInterval(() => void getRepairSearch(h.db, v.id).then((x) => x?.state && seen.push(x.state.iteration)), 20);
       expect(await w.runNext()).toBe(v.id);
@@ -169,7 +169,7 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       const done = (await getRepairSearch(h.db, v.id))!;
       expect(done).toMatchObject({ status: "completed", stopped: "iterations", claims: 1, error: null });
       await checkTree(done, 4);
-      expect(w.iterations).toBe(4);
+      expect(w.counts.iterations).toBe(4);
       // intermediate states were visible while it ran (saved after each iteration)
       expect(new Set(seen.filter((i) => i > 0 && i < 4)).size).toBeGreaterThanOrEqual(1);
       // accounting: one selector + one judge call per iteration (scripted server requests), MAS = live steps
@@ -212,7 +212,7 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
     async () => {
       // The judge command answers nothing the core can read: every node fails to be judged. Before,
       // this search showed a green "completed".
-      const w = new RepairSearchWorker({ db: h.db, workerId: "inproc-fail", leaseMs: 60_000, log: quiet });
+      const w = createWorker("repair-search", { db: h.db, workerId: "inproc-fail", leaseMs: 60_000, log: quiet });
       const v = await createRepairSearch(h.db, { sourceCaseId: caseIds[1], settings: settings({ iterations: 2, judge: { kind: "command", cmd: `node -e "process.exit(3)"` } }) });
       expect(await w.runNext()).toBe(v.id);
       const done = (await getRepairSearch(h.db, v.id))!;
@@ -228,7 +228,7 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
   test.skipIf(PG)(
     "cancel stops a running search before its next iteration (no evaluator); a call budget stops a search as 'budget'",
     async () => {
-      const w = new RepairSearchWorker({ db: h.db, workerId: "inproc-2", leaseMs: 600, log: quiet });
+      const w = createWorker("repair-search", { db: h.db, workerId: "inproc-2", leaseMs: 600, log: quiet });
       const v = await createRepairSearch(h.db, { sourceCaseId: caseIds[1], settings: settings({ iterations: 40 }) });
       const run = w.runNext();
       await waitFor("the first iteration saved", async () => ((await getRepairSearch(h.db, v.id))?.state?.iteration ?? 0) >= 1);
@@ -260,7 +260,7 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       const env = { SYMTRACE_EVAL_TIMING_FILE: evalFile };
       const a = await spawnWorker("kill-a", env);
       const v = await createRepairSearch(h.db, { sourceCaseId: caseIds[0], settings: settings({ iterations: N }) });
-      if (PG) await enqueueRepairSearches(h.db, [v.id], { url: h.url });
+      if (PG) await enqueueJobs(h.db, "repair-search", [v.id], { url: h.url });
       await waitFor("two iterations saved by worker a", async () => ((await getRepairSearch(h.db, v.id))?.state?.iteration ?? 0) >= 2, 120_000);
       a.child.kill("SIGKILL");
       await new Promise((r) => (a.child.exitCode !== null || a.child.signalCode !== null ? r(null) : a.child.once("exit", r)));
@@ -308,7 +308,7 @@ describe(`lib/jobs repair searches (${PG ? "PostgreSQL" : "SQLite"}; calibrated 
       const d = await spawnWorker("par-d", par);
       const s1 = await createRepairSearch(h.db, { sourceCaseId: caseIds[0], settings: settings({ iterations: 3, evaluator: null }) });
       const s2 = await createRepairSearch(h.db, { sourceCaseId: caseIds[1], settings: settings({ iterations: 3, evaluator: null }) });
-      if (PG) await enqueueRepairSearches(h.db, [s1.id, s2.id], { url: h.url });
+      if (PG) await enqueueJobs(h.db, "repair-search", [s1.id, s2.id], { url: h.url });
       const [d1, d2] = [await finalSearch(s1.id), await finalSearch(s2.id)];
       for (const d of [d1, d2]) {
         expect(d).toMatchObject({ status: "completed", claims: 1 });

@@ -17,14 +17,13 @@ import protobuf from "protobufjs";
 
 /**
  * Directory holding `opentelemetry/proto/...` (override: SYMTRACE_OTLP_PROTO_DIR): the official
- * opentelemetry-proto definitions as published by the OpenTelemetry JS project in the npm package
- * `@opentelemetry/otlp-grpc-exporter-base@0.38.0` (`build/protos`, proto v0.19 wire format: scope_spans).
- * Nothing is vendored in this repository.
+ * opentelemetry-proto definitions (proto v0.19 wire format: scope_spans), vendored unchanged in
+ * `lib/otlp/proto/` (data files, Apache-2.0; where they come from: `lib/otlp/proto/SOURCE.md`).
  */
 export function protoDir(): string {
   const env = process.env.SYMTRACE_OTLP_PROTO_DIR;
   if (env) return env;
-  return path.join(process.cwd(), "node_modules", "@opentelemetry", "otlp-grpc-exporter-base", "build", "protos");
+  return path.join(process.cwd(), "lib", "otlp", "proto");
 }
 
 interface Codec {

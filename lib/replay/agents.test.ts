@@ -5,7 +5,7 @@
  * (chat and Responses) and LangGraph's supervisor send.
  */
 import { describe, expect, test } from "vitest";
-import { AgentLanes, agentEvidence, promptName } from "./agents";
+import { AgentLanes, agentEvidence, agentKeyOf, promptName } from "./agents";
 import { RecordSession } from "./session";
 
 const chatReq = (system: string | null, extra: unknown[] = [], sysName?: string) => ({
@@ -121,5 +121,19 @@ describe("recorded bundles: every llm_call has an agent, lanes follow the rule",
     expect(agents).toEqual(["supervisor", "math_agent", "supervisor", "be concise", "Auditor"]);
     // agent_action nodes take their call's lane, renamed with it
     expect(b.graph.nodes.filter((n) => n.type === "agent_action").map((n) => n.agent)).toEqual(agents);
+  });
+});
+
+describe("agentKeyOf: the agent of a request by content (replay's target check)", () => {
+  test("a name (field or hand-off) when there is one, else the system prompt, in every protocol; tools have none", () => {
+    expect(agentKeyOf(chatReq("Plan things.", [], "Planner"), "openai-chat")).toBe("name:Planner");
+    expect(agentKeyOf(chatReq("You are a weather researcher."), "openai-chat")).toBe("prompt:You are a weather researcher.");
+    expect(agentKeyOf({ input: [{ role: "system", content: "You are a weather researcher." }, { role: "user", content: "x" }] }, "openai-responses")).toBe("prompt:You are a weather researcher.");
+    expect(agentKeyOf({ instructions: "You are a travel guide researcher.", input: "x" }, "openai-responses")).toBe("prompt:You are a travel guide researcher.");
+    expect(agentKeyOf({ system: "You are the Critic.", messages: [] }, "anthropic-messages")).toBe("prompt:You are the Critic.");
+    expect(agentKeyOf({ model: "e", input: ["a"] }, "openai-embeddings")).toBe("prompt:");
+    expect(agentKeyOf({ tool: "search", arguments: {} }, null, "tool")).toBe("tool:");
+    // two different prompts never share a key, even when rule 4 would give them the same name
+    expect(agentKeyOf(chatReq("You are Planner, brief."))).not.toBe(agentKeyOf(chatReq("You are Planner, verbose.")));
   });
 });

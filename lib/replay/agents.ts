@@ -54,6 +54,21 @@ export function agentEvidence(request: unknown, protocol?: string | null, header
   return { name: null, source: "prompt", prompt };
 }
 
+/**
+ * The agent of a request by its content alone, as a comparable key (replay: is this request the
+ * target's agent's?): `name:<name>` from rules 2–3 (a name field, a hand-off), else
+ * `prompt:<system prompt text>` (rule 4's fingerprint; "" when none). A tool request has no agent
+ * (`tool:`). Two requests of one agent get the same key; two different system prompts never do.
+ * @param request the request as stored (normalized)
+ * @param protocol its protocol (default openai-chat)
+ * @param boundary "llm" (default) or "tool"
+ */
+export function agentKeyOf(request: unknown, protocol?: string | null, boundary: "llm" | "tool" = "llm"): string {
+  if (boundary === "tool") return "tool:";
+  const ev = agentEvidence(request, protocol);
+  return ev.name !== null ? `name:${ev.name}` : `prompt:${ev.prompt}`;
+}
+
 /** The Agents SDK's hand-off result `{"assistant": "<name>"}` names the agent; else the tool-name suffix. */
 function handoffName(output: unknown, suffix: string): string {
   const text = typeof output === "string" ? output : Array.isArray(output) ? output.map((p) => (p && typeof p === "object" && typeof (p as { text?: unknown }).text === "string" ? (p as { text: string }).text : "")).join("") : null;

@@ -158,6 +158,42 @@ export function anthropicHistoryCalls(request: unknown): AnthropicCall[] {
   return out;
 }
 
+function blocksText(c: unknown): string {
+  if (typeof c === "string") return c;
+  if (Array.isArray(c)) return c.map((b) => (isRec(b) && typeof b.text === "string" ? b.text : "")).join("");
+  return "";
+}
+
+/**
+ * The conversation a Messages request carries (protocols.ts `TurnView`): `system` and user text as
+ * `other`; assistant messages as `assistant` (their `tool_use` ids, their text); each `tool_result`
+ * block as `tool` (its `tool_use_id`, its content as text).
+ */
+export function anthropicTurns(request: unknown): { role: "assistant" | "tool" | "other"; callIds: string[]; refs: string[]; text: string }[] {
+  const out: { role: "assistant" | "tool" | "other"; callIds: string[]; refs: string[]; text: string }[] = [];
+  const sys = anthropicInstructions(request);
+  if (sys) out.push({ role: "other", callIds: [], refs: [], text: sys });
+  for (const m of messages(request)) {
+    if (!isRec(m)) continue;
+    if (m.role === "assistant") {
+      const ids = Array.isArray(m.content) ? m.content.flatMap((b) => (isRec(b) && b.type === "tool_use" && typeof b.id === "string" ? [b.id] : [])) : [];
+      out.push({ role: "assistant", callIds: ids, refs: [], text: blocksText(m.content) });
+      continue;
+    }
+    if (!Array.isArray(m.content)) {
+      out.push({ role: "other", callIds: [], refs: [], text: blocksText(m.content) });
+      continue;
+    }
+    let text = "";
+    for (const b of m.content) {
+      if (isRec(b) && b.type === "tool_result" && typeof b.tool_use_id === "string") out.push({ role: "tool", callIds: [b.tool_use_id], refs: [], text: blocksText(b.content) });
+      else if (isRec(b) && typeof b.text === "string") text += b.text;
+    }
+    if (text) out.push({ role: "other", callIds: [], refs: [], text });
+  }
+  return out;
+}
+
 /** The system prompt: `system` as a string, or its text blocks joined. */
 export function anthropicInstructions(request: unknown): string | null {
   if (!isRec(request)) return null;

@@ -34,7 +34,7 @@ export { observedSpans, ReadyTracker } from "./order";
 export type { ObservedSpan } from "./order";
 export { PROTOCOLS, DEFAULT_PROTOCOL, isProtocolName, protocolAdapter, recordProtocol, appendGuidanceFor, toolResultAt } from "./protocols";
 export type { ProtocolName, ProtocolAdapter, OutputView, ToolCallView, ToolResultView } from "./protocols";
-export { AgentLanes, agentEvidence, promptName, promptTag } from "./agents";
+export { AgentLanes, agentEvidence, agentKeyOf, promptName, promptTag } from "./agents";
 export type { AgentEvidence } from "./agents";
 export { OPENAI_RESPONSES_V1, OPENAI_RESPONSES_V1_DROPPED, expandPreviousResponse, expandResponseChain, responsesOutput, responsesResponseOf } from "./responses";
 export { ANTHROPIC_MESSAGES_V1, ANTHROPIC_MESSAGES_V1_DROPPED, anthropicMessageOf, anthropicOutput } from "./anthropic";

@@ -5,7 +5,7 @@
 import { describe, expect, test } from "vitest";
 import { appendAnthropicGuidance } from "./anthropic";
 import { normalizeRequest } from "./normalize";
-import { appendGuidanceFor, toolResultAt } from "./protocols";
+import { appendGuidanceFor, protocolAdapter, toolResultAt } from "./protocols";
 import { expandItemReferences, expandPreviousResponse } from "./responses";
 
 describe("named normalizations per protocol", () => {
@@ -75,5 +75,61 @@ describe("toolResultAt: is a divergent pointer inside a tool result?", () => {
     ["anthropic-messages", { messages: [{ role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: [{ type: "text", text: "r" }] }] }] }, "/messages/0/content/0/content/0/text", "toolu_1"],
   ])("%s %s", (p, q, ptr, id) => {
     expect(toolResultAt(q, ptr, p)?.callId ?? null).toBe(id);
+  });
+});
+
+describe("the turns a request carries (content edges, issue 21 item 4)", () => {
+  test("chat: assistant (tool-call ids, text), tool (its call id), others by text", () => {
+    const q = { messages: [{ role: "system", content: "S" }, { role: "user", content: [{ type: "text", text: "U" }] }, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }, { role: "tool", tool_call_id: "c1", content: "R" }] };
+    expect(protocolAdapter("openai-chat").turns(q)).toEqual([
+      { role: "other", callIds: [], refs: [], text: "S" },
+      { role: "other", callIds: [], refs: [], text: "U" },
+      { role: "assistant", callIds: ["c1"], refs: [], text: "" },
+      { role: "tool", callIds: ["c1"], refs: [], text: "R" },
+    ]);
+  });
+  test("Responses: instructions, previous_response_id, messages, function calls and outputs, item references", () => {
+    const q = {
+      instructions: "I",
+      previous_response_id: "resp_1",
+      input: [
+        { role: "user", content: [{ type: "input_text", text: "U" }] },
+        { type: "message", role: "assistant", id: "msg_1", content: [{ type: "output_text", text: "A" }] },
+        { type: "function_call", id: "fc_1", call_id: "call_1", name: "f", arguments: "{}" },
+        { type: "function_call_output", call_id: "call_1", output: [{ type: "input_text", text: "R" }] },
+        { type: "item_reference", id: "msg_0" },
+      ],
+    };
+    expect(protocolAdapter("openai-responses").turns(q)).toEqual([
+      { role: "other", callIds: [], refs: [], text: "I" },
+      { role: "assistant", callIds: [], refs: ["resp_1"], text: "" },
+      { role: "other", callIds: [], refs: [], text: "U" },
+      { role: "assistant", callIds: [], refs: ["msg_1"], text: "A" },
+      { role: "assistant", callIds: ["call_1"], refs: ["fc_1"], text: "" },
+      { role: "tool", callIds: ["call_1"], refs: [], text: "R" },
+      { role: "assistant", callIds: [], refs: ["msg_0"], text: "" },
+    ]);
+    expect(protocolAdapter("openai-responses").turns({ input: "just text" })).toEqual([{ role: "other", callIds: [], refs: [], text: "just text" }]);
+  });
+  test("Anthropic: system, assistant tool_use ids and text, each tool_result block, user text", () => {
+    const q = {
+      system: [{ type: "text", text: "S" }],
+      messages: [
+        { role: "user", content: "U" },
+        { role: "assistant", content: [{ type: "text", text: "A" }, { type: "tool_use", id: "tu_1", name: "f", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "tu_1", content: [{ type: "text", text: "R" }] }, { type: "text", text: "more" }] },
+      ],
+    };
+    expect(protocolAdapter("anthropic-messages").turns(q)).toEqual([
+      { role: "other", callIds: [], refs: [], text: "S" },
+      { role: "other", callIds: [], refs: [], text: "U" },
+      { role: "assistant", callIds: ["tu_1"], refs: [], text: "A" },
+      { role: "tool", callIds: ["tu_1"], refs: [], text: "R" },
+      { role: "other", callIds: [], refs: [], text: "more" },
+    ]);
+  });
+  test("embeddings and unknown routes carry nothing", () => {
+    expect(protocolAdapter("openai-embeddings").turns({ input: ["a text of some length"] })).toEqual([]);
+    expect(protocolAdapter("unknown-route").turns({ method: "POST", path: "/x" })).toEqual([]);
   });
 });

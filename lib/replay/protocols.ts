@@ -9,10 +9,10 @@
  * A record's protocol is `meta.protocol`; absent = `openai-chat` (every bundle recorded before
  * protocols existed), so chat records and their hashes are exactly as before.
  */
-import { anthropicHistoryCalls, anthropicInstructions, anthropicMessageCount, anthropicOutput, anthropicToolResults, appendAnthropicGuidance } from "./anthropic";
+import { anthropicHistoryCalls, anthropicInstructions, anthropicMessageCount, anthropicOutput, anthropicToolResults, anthropicTurns, appendAnthropicGuidance } from "./anthropic";
 import { embeddingsInputCount } from "./embeddings";
 import { appendGuidance as appendChatGuidance, assistantOf, streamEventsFor, type SseEvent } from "./openai";
-import { appendResponsesGuidance, parseArgs, responsesHistoryCalls, responsesInstructions, responsesMessageCount, responsesOutput, responsesToolResults } from "./responses";
+import { appendResponsesGuidance, parseArgs, responsesHistoryCalls, responsesInstructions, responsesMessageCount, responsesOutput, responsesOutputItems, responsesToolResults, responsesTurns } from "./responses";
 
 /** Protocols of LLM boundaries. */
 export const PROTOCOLS = ["openai-chat", "openai-responses", "anthropic-messages", "openai-embeddings", "unknown-route"] as const;
@@ -42,6 +42,23 @@ export interface ToolResultView {
   pointer: string;
 }
 
+/**
+ * One turn of the conversation a request carries (its history, protocol-neutral), for data edges
+ * from content (edges.ts):
+ *   - `assistant`: earlier model output fed back (chat assistant message, Responses `message` of
+ *     role assistant / `function_call` / `item_reference` / `previous_response_id`, Anthropic
+ *     assistant message); `callIds` the tool-call ids it names, `refs` the ids of recorded
+ *     responses or output items it stands for;
+ *   - `tool`: a tool result (`callIds` = the one call it answers), `text` its output as text;
+ *   - `other`: system / user input, `text` its text.
+ */
+export interface TurnView {
+  role: "assistant" | "tool" | "other";
+  callIds: string[];
+  refs: string[];
+  text: string;
+}
+
 /** What a response produced. */
 export interface OutputView {
   /** agent_action content (chat: the assistant message; Responses: `{ role, output }`; Anthropic: `{ role, content }`). */
@@ -49,6 +66,8 @@ export interface OutputView {
   text: string | null;
   toolCalls: ToolCallView[];
   finishReason: string | null;
+  /** Ids a later request may use to stand for this output (Responses: the response id and its output item ids). */
+  refIds?: string[];
 }
 
 /** One protocol as the replay core sees it. */
@@ -58,6 +77,8 @@ export interface ProtocolAdapter {
   output(response: unknown): OutputView | null;
   toolResults(request: unknown): ToolResultView[];
   historyToolCalls(request: unknown): ToolCallView[];
+  /** The conversation the request carries, in order (data edges from content). */
+  turns(request: unknown): TurnView[];
   /** The system prompt / instructions text, or null. */
   instructions(request: unknown): string | null;
   /** A per-protocol agent name field of the request (chat: the system message's `name`), or null. */
@@ -108,6 +129,17 @@ const chat: ProtocolAdapter = {
   historyToolCalls(request) {
     return chatMessages(request).flatMap((m) => (isRec(m) && m.role === "assistant" ? chatCalls(m) : []));
   },
+  turns(request) {
+    const out: TurnView[] = [];
+    for (const m of chatMessages(request)) {
+      if (!isRec(m)) continue;
+      const text = textOfContent(m.content) ?? "";
+      if (m.role === "assistant") out.push({ role: "assistant", callIds: chatCalls(m).flatMap((c) => (c.callId ? [c.callId] : [])), refs: [], text });
+      else if (m.role === "tool" && typeof m.tool_call_id === "string") out.push({ role: "tool", callIds: [m.tool_call_id], refs: [], text });
+      else out.push({ role: "other", callIds: [], refs: [], text });
+    }
+    return out;
+  },
   instructions(request) {
     const sys = chatMessages(request).filter((m): m is Rec => isRec(m) && (m.role === "system" || m.role === "developer"));
     if (!sys.length) return null;
@@ -127,9 +159,15 @@ const passStream = (events: readonly SseEvent[]): SseEvent[] => [...events];
 
 const responses: ProtocolAdapter = {
   name: "openai-responses",
-  output: (r) => responsesOutput(r),
+  output(r) {
+    const o = responsesOutput(r);
+    if (!o) return null;
+    const refIds = [...(o.responseId ? [o.responseId] : []), ...responsesOutputItems(r).map((it) => it.id as string)];
+    return { content: o.content, text: o.text, toolCalls: o.toolCalls, finishReason: o.finishReason, refIds };
+  },
   toolResults: responsesToolResults,
   historyToolCalls: responsesHistoryCalls,
+  turns: responsesTurns,
   instructions: responsesInstructions,
   nameField: () => null,
   messageCount: responsesMessageCount,
@@ -142,6 +180,7 @@ const anthropic: ProtocolAdapter = {
   output: (r) => anthropicOutput(r),
   toolResults: anthropicToolResults,
   historyToolCalls: anthropicHistoryCalls,
+  turns: anthropicTurns,
   instructions: anthropicInstructions,
   nameField: () => null,
   messageCount: anthropicMessageCount,
@@ -160,6 +199,7 @@ const embeddings: ProtocolAdapter = {
   output: () => null,
   toolResults: () => [],
   historyToolCalls: () => [],
+  turns: () => [],
   instructions: () => null,
   nameField: () => null,
   messageCount: embeddingsInputCount,
@@ -172,6 +212,7 @@ const unknownRoute: ProtocolAdapter = {
   output: () => null,
   toolResults: () => [],
   historyToolCalls: () => [],
+  turns: () => [],
   instructions: () => null,
   nameField: () => null,
   messageCount: () => 0,

@@ -153,6 +153,39 @@ export function responsesHistoryCalls(request: unknown): ResponsesCall[] {
   return callsOf(inputItems(request));
 }
 
+/** Text of a function-call output (a string, or text parts; anything else as JSON). */
+function outputText(v: unknown): string {
+  if (typeof v === "string") return v;
+  if (Array.isArray(v)) return v.map((p) => (isRec(p) && typeof p.text === "string" ? p.text : "")).join("");
+  try {
+    return v === undefined || v === null ? "" : JSON.stringify(v);
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * The conversation a Responses request carries (protocols.ts `TurnView`): `instructions` and
+ * system / user messages as `other`; assistant messages, `function_call`s (their `call_id`),
+ * `item_reference`s (their `id`) and `previous_response_id` as `assistant`; `function_call_output`
+ * as `tool` (its `call_id`, its output as text); a string input as one `other`.
+ */
+export function responsesTurns(request: unknown): { role: "assistant" | "tool" | "other"; callIds: string[]; refs: string[]; text: string }[] {
+  if (!isRec(request)) return [];
+  const out: { role: "assistant" | "tool" | "other"; callIds: string[]; refs: string[]; text: string }[] = [];
+  if (typeof request.instructions === "string" && request.instructions) out.push({ role: "other", callIds: [], refs: [], text: request.instructions });
+  if (typeof request.previous_response_id === "string") out.push({ role: "assistant", callIds: [], refs: [request.previous_response_id], text: "" });
+  if (typeof request.input === "string") out.push({ role: "other", callIds: [], refs: [], text: request.input });
+  for (const it of inputItems(request)) {
+    if (!isRec(it)) continue;
+    if (it.type === "function_call") out.push({ role: "assistant", callIds: typeof it.call_id === "string" ? [it.call_id] : [], refs: typeof it.id === "string" ? [it.id] : [], text: "" });
+    else if (it.type === "function_call_output") out.push(typeof it.call_id === "string" ? { role: "tool", callIds: [it.call_id], refs: [], text: outputText(it.output) } : { role: "other", callIds: [], refs: [], text: outputText(it.output) });
+    else if (it.type === "item_reference") out.push({ role: "assistant", callIds: [], refs: typeof it.id === "string" ? [it.id] : [], text: "" });
+    else if (it.type === undefined || it.type === "message") out.push({ role: it.role === "assistant" ? "assistant" : "other", callIds: [], refs: it.role === "assistant" && typeof it.id === "string" ? [it.id] : [], text: textOf([it]) ?? "" });
+  }
+  return out;
+}
+
 /** The system prompt of a Responses request: `instructions`, else its system/developer input messages. */
 export function responsesInstructions(request: unknown): string | null {
   if (!isRec(request)) return null;

@@ -25,6 +25,7 @@ import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./tar
 import { applyMasks, compileMasks, type CompiledMask, type MaskedValue } from "./masks";
 import { ReadyTracker, observedSpans } from "./order";
 import { hasInventedIds, producedIds, renameInventedIds } from "./rename";
+import { agentKeyOf } from "./agents";
 import {
   RECORDER_ID,
   TraceBuilder,
@@ -101,9 +102,11 @@ export type Step =
   | { kind: "substituted"; seq: number; nodeId: string; response: unknown; httpStatus: number }
   | { kind: "diverged"; report: DivergenceReport }
   /**
-   * Replay: the request equals a record whose recorded predecessors include another agent's call
-   * not served yet (it may still come: the agents run concurrently). Nothing was consumed; call
-   * `begin` again later, with `final: true` once the caller's wait is over (proxy: beginWhenReady).
+   * Replay: nothing was consumed; call `begin` again later, with `final: true` once the caller's
+   * wait is over (proxy: beginWhenReady). Either the request equals a record whose recorded
+   * predecessors include another agent's call not served yet (it may still come: the agents run
+   * concurrently), or it is the target and calls recorded before it are unserved (`seq` = the
+   * target's), or its record began after the target in the recording (`waitingFor` = [target seq]).
    */
   | { kind: "blocked"; seq: number; waitingFor: number[] }
   | { kind: "stopped"; status: "prefix-verified"; verified: number; target: TargetResolution }
@@ -315,6 +318,8 @@ interface RecInfo {
   /** Companion node (agent_action / tool_result) materialized from the response. */
   companion: BundleNode | null;
   guidance: string | null;
+  /** The content agent key of the recorded request (`agentKeyOf`), computed when first needed. */
+  agentKey?: string;
 }
 
 /**
@@ -322,7 +327,13 @@ interface RecInfo {
  * request, as it arrives:
  *   - live (after the target): forward, record as new nodes;
  *   - target (the mapped boundary's record is ready and the request is its, by content and agent
- *     — never by position alone; README "Target-mapping rule"): forward q ⊕ Δ live, stay live;
+ *     — never by position alone; README "Target-mapping rule"): forward q ⊕ Δ live, stay live.
+ *     A request equal to another unserved record is never the target; one matching no record is
+ *     the target only when its agent (`agentKeyOf`: header, name field / hand-off, else system
+ *     prompt) is the target's. While calls that began before the target in the recording are
+ *     unserved, the target is `blocked` (they are its prefix); a ready call that began after it is
+ *     `blocked` until the target went live (then it is live too). After the caller's wait
+ *     (`final`), both proceed (the target live, the later call served: a valid reordering);
  *   - else: serve the lowest-seq *ready* record (all recorded predecessors — calls that had
  *     completed before it began, order.ts — served) whose match hash equals hash(normalize(q))
  *     (after config.replay.masks and the renaming of client-invented ids, when the bundle needs
@@ -437,8 +448,21 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     let startTick = 0;
     for (const sp of this.ready.spans) startTick = Math.max(startTick, sp.start + 1, Number.isFinite(sp.end) ? sp.end + 1 : 0);
     this.builder = new TraceBuilder({ startIndex, firstLlmDeps, lastAction, startTick });
-    // Source outputs live requests may carry (edges from nodes left out of the prefix are dropped in toBundle).
-    this.builder.seedOutputs(s.order.map((id) => this.nodeById.get(id)!));
+    // Source outputs live requests may carry: those of the records before the target and the
+    // record-less nodes before it in the observed order (a live request never carries a later
+    // source output: it is replaced by a live one; edges from nodes left out of the prefix are
+    // dropped in toBundle).
+    const owner = new Map<string, number>();
+    for (const info of this.infos) {
+      owner.set(info.rec.nodeId, info.rec.seq);
+      if (info.companion) owner.set(info.companion.id, info.rec.seq);
+    }
+    const tseq = this.target ? this.target.seq : s.records.length;
+    const tposSeed = this.target ? s.order.indexOf(this.target.boundaryNodeId) : s.order.length;
+    this.builder.seedOutputs(
+      s.order.filter((id, i) => (owner.has(id) ? owner.get(id)! < tseq : i < tposSeed)).map((id) => this.nodeById.get(id)!),
+      s.graph.edges,
+    );
   }
 
   /** Records served so far (matched and verified). */
@@ -527,12 +551,26 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     // The target boundary: identified by content and agent, never by position alone (isTargetCall).
     if (this.target && call.boundary === "llm" && this.ready.isReady(this.target.seq) && (k === this.target.seq || k < 0)) {
       const t = this.target.seq;
-      const callAgent = call.agent ?? agentOfRequest(call.request);
       const recAgent = this.infos[t].agent;
-      if (k === t && callAgent && recAgent && callAgent !== recAgent) {
-        return this.diverge(k, call, gh, "content", `the target's request came from agent "${callAgent}", the recording's from "${recAgent}"`, undefined, hits);
+      if (this.legacyOrder) {
+        // Total order (no meta.observed): the rule of earlier versions, unchanged.
+        const callAgent = call.agent ?? agentOfRequest(call.request);
+        if (k === t && callAgent && recAgent && callAgent !== recAgent) {
+          return this.diverge(k, call, gh, "content", `the target's request came from agent "${callAgent}", the recording's from "${recAgent}"`, undefined, hits);
+        }
+        if (k !== t && !(callAgent && recAgent ? callAgent === recAgent : this.onlyReadyLlm(t))) return this.mismatch(call, h, hits);
+      } else {
+        if (k === t && call.agent && recAgent && call.agent.trim() !== recAgent) {
+          return this.diverge(k, call, gh, "content", `the target's request came from agent "${call.agent.trim()}" (x-symtrace-agent), the recording's from "${recAgent}"`, undefined, hits);
+        }
+        // A request that equals another unserved record is that record's (it waits or diverges in
+        // mismatch), and one that matches nothing is the target only when it is the target's agent.
+        if (k !== t && (this.unservedWithHash(call, h) >= 0 || !this.sameAgent(call, t))) return this.mismatch(call, h, hits);
+        // Calls that began before the target in the recording come first (they are the prefix):
+        // the target waits for them while they may still come (the caller retries, `final` at the end of its wait).
+        const earlier = this.unservedBefore(t);
+        if (earlier.length && !call.final) return { kind: "blocked", seq: t, waitingFor: earlier };
       }
-      if (k !== t && !(callAgent && recAgent ? callAgent === recAgent : this.onlyReadyLlm(t))) return this.mismatch(call, h, hits);
       if (hits) this.maskHits.push(...hits);
       if (this.opts.stopAtTarget) {
         this.state = "stopped";
@@ -558,6 +596,10 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       return { kind: "live", ticket, forward: this.liveForward(call, forward), isTarget: true, nodeId };
     }
     if (k < 0) return this.mismatch(call, h, hits);
+    // A call that began after the target in the recording (concurrent with it) is held until the
+    // target went live (then it is live too), so the prefix is what the recording had before the
+    // target; after the caller's wait it is served (a valid reordering).
+    if (this.target && !this.legacyOrder && k > this.target.seq && !call.final) return { kind: "blocked", seq: k, waitingFor: [this.target.seq] };
     const step = this.serve(k, call, gh);
     if (step.kind === "recorded") {
       this.ready.serve(k);
@@ -632,6 +674,50 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     return -1;
   }
 
+  /** The lowest-seq unserved record (ready or not) of the call's boundary whose match hash equals the call's (also with a former target's guidance), or -1. */
+  private unservedWithHash(call: BoundaryCall, h: string): number {
+    for (const hh of [h, ...this.guidances.map((g) => this.hashOf(call, g, null))]) {
+      const m = (this.byHash.get(hh) ?? []).find((x) => this.infos[x].rec.boundary === call.boundary && !this.ready.isServed(x));
+      if (m !== undefined) return m;
+    }
+    return -1;
+  }
+
+  /** Unserved records with a lower seq than `t` (with `t` ready, these are concurrent with it: they began before it). */
+  private unservedBefore(t: number): number[] {
+    const out: number[] = [];
+    for (let j = 0; j < t; j++) if (!this.ready.isServed(j)) out.push(j);
+    return out;
+  }
+
+  /**
+   * Whether a request comes from the agent of record `x`, by content (agents.ts): the
+   * `x-symtrace-agent` header against the record's node agent when the request has one, else the
+   * request's agent evidence (name field / hand-off name, else its system prompt) against the
+   * recorded request's.
+   */
+  private sameAgent(call: BoundaryCall, x: number): boolean {
+    const info = this.infos[x];
+    if (call.agent && call.agent.trim()) return info.agent === call.agent.trim();
+    return this.recordAgentKey(x) === agentKeyOf(normalizeRequest(call.boundary, call.request, this.normalization, call.protocol), call.boundary === "llm" ? (call.protocol ?? null) : null, call.boundary);
+  }
+
+  /** The content agent key of record x's request (cached). */
+  private recordAgentKey(x: number): string {
+    const info = this.infos[x];
+    if (info.agentKey === undefined) info.agentKey = agentKeyOf(info.rec.request, info.rec.boundary === "llm" ? recordProtocol(info.rec) : null, info.rec.boundary);
+    return info.agentKey;
+  }
+
+  /** True when record x's agent is known: an llm record of an agent (not an embeddings call or unknown route, whose lane names no agent). */
+  private knownAgent(x: number): boolean {
+    const info = this.infos[x];
+    if (!info.agent) return false;
+    if (info.rec.boundary !== "llm") return true;
+    const p = recordProtocol(info.rec);
+    return p !== "openai-embeddings" && p !== "unknown-route";
+  }
+
   /**
    * No ready record matches: name the first divergence.
    *   - the request equals an unserved record whose recorded predecessors are not all served:
@@ -648,7 +734,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       if (m === undefined) continue;
       const preds = this.ready.unservedPredecessors(m);
       const agent = this.infos[m].agent;
-      const own = preds.find((p) => this.infos[p].agent === agent);
+      // Skipped: the same (known) agent went past its own recorded call. An embeddings call or an
+      // unknown route names no agent, so passing one is not a skip the request's agent made.
+      const own = preds.find((p) => this.infos[p].agent === agent && (this.legacyOrder || (this.knownAgent(p) && this.knownAgent(m))));
       if (own !== undefined) return this.diverge(own, call, hh, "missing-call", undefined, undefined, hits, m);
       if (!call.final && preds.length > 0) return { kind: "blocked", seq: m, waitingFor: preds };
       return this.diverge(preds[0] ?? m, call, hh, "reordered", undefined, undefined, hits, m);
@@ -658,9 +746,15 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       const first = this.ready.firstUnserved();
       return this.diverge(first < 0 ? this.source.records.length : first, call, h, first < 0 ? "recording-exhausted" : "content", undefined, undefined, hits);
     }
-    const agent = call.agent ?? (call.boundary === "llm" ? agentOfRequest(call.request) : null);
+    const same = (x: number) => {
+      if (this.legacyOrder) {
+        const agent = call.agent ?? (call.boundary === "llm" ? agentOfRequest(call.request) : null);
+        return agent === null || this.infos[x].agent === agent;
+      }
+      return this.sameAgent(call, x);
+    };
     const exp =
-      readyList.find((x) => this.infos[x].rec.boundary === call.boundary && (agent === null || this.infos[x].agent === agent)) ??
+      readyList.find((x) => this.infos[x].rec.boundary === call.boundary && same(x)) ??
       readyList.find((x) => this.infos[x].rec.boundary === call.boundary) ??
       readyList[0];
     return this.diverge(exp, call, h, this.infos[exp].rec.boundary === call.boundary ? "content" : "extra-call", undefined, undefined, hits);

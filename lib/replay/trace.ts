@@ -35,8 +35,8 @@
 import { canonicalJson, hashContent, type BundleEdge, type NodeType, type RecordDraft, type NodeDraft } from "../bundle";
 import { AgentLanes, agentEvidence } from "./agents";
 import { ContentEdges } from "./edges";
-import { assistantOf, type AssistantMessage } from "./openai";
-import { protocolAdapter, type ProtocolName } from "./protocols";
+import { assistantOf, namedToolCalls, type AssistantMessage } from "./openai";
+import { protocolAdapter, type OutputView, type ProtocolName } from "./protocols";
 
 /** Identifies the recorder's node conventions in `config.replay.recorder`; replay checks node hashes only for these bundles. */
 export const RECORDER_ID = "symtrace-proxy/v1";
@@ -214,13 +214,24 @@ export class TraceBuilder {
   /**
    * Make earlier outputs (a replay's prefix agent_action / tool_result nodes, in order) known to
    * the content edges, so live requests that carry them depend on them.
+   * @param edges the source graph's edges: the data edges into the nodes give the content parents
+   *   (llm_call -> agent_action, its dependencies -> llm_call), so a live request carrying a prefix
+   *   conversation depends on its latest turn only (the reduction), as when it was recorded
    */
-  seedOutputs(nodes: readonly { id: string; type: NodeType; agent?: string | null; content: unknown }[]): void {
+  seedOutputs(nodes: readonly { id: string; type: NodeType; agent?: string | null; content: unknown }[], edges: readonly BundleEdge[] = []): void {
+    const into = new Map<string, string[]>();
+    for (const e of edges) if (e.kind === "data") (into.get(e.to) ?? into.set(e.to, []).get(e.to)!).push(e.from);
+    const llm = new Set(nodes.filter((n) => n.type === "llm_call").map((n) => n.id));
     for (const n of nodes) {
-      if (n.type === "agent_action" && isRec(n.content)) {
-        this.content.addAction(n.id, null, n.content as unknown as AssistantMessage);
+      const from = into.get(n.id) ?? [];
+      if (n.type === "llm_call") this.content.setDeps(n.id, from);
+      else if (n.type === "agent_action" && isRec(n.content)) {
+        const parent = from.find((f) => llm.has(f)) ?? null;
+        const view = storedActionView(n.content);
+        if (view) this.content.addAction(n.id, parent, { role: "assistant", content: view.text, tool_calls: view.toolCalls.flatMap((c) => (c.callId ? [{ id: c.callId, function: { name: c.name, arguments: "" } }] : [])) }, view.refIds ?? [], view.toolCalls.flatMap((c) => stringLeaves(c.args)));
+        else this.content.addAction(n.id, parent, n.content as unknown as AssistantMessage, [], namedToolCalls(n.content as unknown as AssistantMessage).flatMap((c) => stringLeaves(c.args)));
         if (n.agent) this.lastActionByAgent.set(n.agent, n.id);
-      } else if (n.type === "tool_result") this.content.addToolResult(n.id, null, null, n.content);
+      } else if (n.type === "tool_result") this.content.addToolResult(n.id, from[0] ?? null, null, n.content);
     }
   }
 
@@ -254,7 +265,7 @@ export class TraceBuilder {
     if (this.llmCount === 0 && this.firstLlmDeps) {
       for (const d of this.firstLlmDeps) this.edge(d.from, id, d.kind);
     } else {
-      const deps = this.content.depsOf(request);
+      const deps = this.content.depsOf(request, protocol);
       const left: string[] = [];
       for (const t of this.unconsumed) {
         if (deps.includes(t) || (this.byId.get(t)?.agent ?? null) === (agent ?? null)) this.edge(t, id, "data");
@@ -299,7 +310,7 @@ export class TraceBuilder {
     this.lastAction = aid;
     if (typeof agent === "string" && agent) this.lastActionByAgent.set(agent, aid);
     // content edges read the protocol-neutral view: the text and the call ids the response produced
-    this.content.addAction(aid, ev.nodeId, { role: "assistant", content: view.text, tool_calls: calls.flatMap((c) => (c.callId ? [{ id: c.callId, function: { name: c.name, arguments: "" } }] : [])) });
+    this.content.addAction(aid, ev.nodeId, { role: "assistant", content: view.text, tool_calls: calls.flatMap((c) => (c.callId ? [{ id: c.callId, function: { name: c.name, arguments: "" } }] : [])) }, view.refIds ?? [], calls.flatMap((c) => stringLeaves(c.args)));
     const group = calls.length > 1 ? ev.nodeId : null;
     for (const c of calls) {
       this.pending.push({ llmNodeId: ev.nodeId, actionNodeId: aid, name: c.name, args: c.args, argsCanon: safeCanon(c.args), used: false, group, callId: c.callId });
@@ -395,6 +406,27 @@ export class TraceBuilder {
     this.unconsumed = [];
     return id;
   }
+}
+
+/**
+ * The protocol-neutral view of a stored Responses (`{ role, output }`) or Anthropic (`{ role,
+ * content: blocks }`) agent_action content.
+ * @returns null for any other content (a chat assistant message)
+ */
+function storedActionView(content: Rec): OutputView | null {
+  if (Array.isArray(content.output)) return protocolAdapter("openai-responses").output({ output: content.output });
+  if (Array.isArray(content.content) && content.tool_calls === undefined && content.content.some((b) => isRec(b) && typeof b.type === "string" && b.type !== "text")) {
+    return protocolAdapter("anthropic-messages").output({ type: "message", content: content.content });
+  }
+  return null;
+}
+
+/** The string values inside a tool call's arguments (at any depth), for content edges. */
+function stringLeaves(v: unknown, out: string[] = []): string[] {
+  if (typeof v === "string") out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, out);
+  else if (isRec(v)) for (const x of Object.values(v)) stringLeaves(x, out);
+  return out;
 }
 
 /** Content of the task node. */

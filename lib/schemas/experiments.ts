@@ -1,6 +1,6 @@
 /** Zod schema of the experiment API (POST /api/experiments). Commands are never taken from a request. */
 import { z } from "zod";
-import { METHOD_NAMES } from "../jobs/experiment-types";
+import { METHOD_NAMES } from "../experiments/methods";
 
 const positive = z.number().int().positive();
 

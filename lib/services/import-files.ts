@@ -10,6 +10,7 @@ import { JsonStreamError, readJsonFileValue, streamBundleFile } from "../bundle"
 import { importOtelValue, importText, type ImportError, type ImportFileResult, type ImportFormat, type ImportWarningKind } from "../importers";
 import { importCase, importCaseStream, StreamedBundleInvalidError, type Db } from "../db";
 import { isBusyError } from "../db/url";
+import { canReadInWorker, readBundleRowsInWorker } from "../db/stream-reader";
 
 /**
  * Files at least this large are read as a stream (SYMTRACE_IMPORT_STREAM_MB, default 64 MiB, and
@@ -24,6 +25,16 @@ export function streamThresholdBytes(kind: "bundle" | "other" = "other"): number
   const def = kind === "bundle" ? 8 : 64;
   const mb = Number(process.env.SYMTRACE_IMPORT_STREAM_MB ?? def);
   return Number.isFinite(mb) && mb >= 0 ? mb * 2 ** 20 : def * 2 ** 20;
+}
+
+/**
+ * Streamed bundles of at least this size are read in a worker thread (SYMTRACE_IMPORT_WORKER_MB,
+ * default 32 MiB): below it the worker's start-up (loading the reader's modules) costs more than
+ * overlapping reading with inserting saves.
+ */
+export function workerThresholdBytes(): number {
+  const mb = Number(process.env.SYMTRACE_IMPORT_WORKER_MB ?? 32);
+  return (Number.isFinite(mb) && mb >= 0 ? mb : 32) * 2 ** 20;
 }
 
 /** Past this a file cannot be one JavaScript string (V8: 2^29 - 24 characters). */
@@ -89,6 +100,12 @@ export async function importPaths(
     streamMinBytes?: number;
     /** Called about every 0.5 s while a streamed file is read. */
     onProgress?: (p: ImportProgress) => void;
+    /**
+     * Read streamed bundles in a worker thread while this thread inserts their rows (default:
+     * from {@link workerThresholdBytes} where the worker can run, lib/db `canReadInWorker`;
+     * SYMTRACE_IMPORT_WORKER=0 turns it off).
+     */
+    readInWorker?: boolean;
   } = {},
 ): Promise<ImportReport> {
   const report: ImportReport = {
@@ -190,7 +207,7 @@ async function importLargeFile(
   file: string,
   size: number,
   min: { other: number; bundle: number },
-  opts: { format?: ImportFormat; actorId?: string | null; onProgress?: (p: ImportProgress) => void },
+  opts: { format?: ImportFormat; actorId?: string | null; onProgress?: (p: ImportProgress) => void; readInWorker?: boolean },
   report: ImportReport,
 ): Promise<boolean> {
   const fmt = opts.format ?? "auto";
@@ -218,7 +235,9 @@ async function importLargeFile(
   if (size < (isBundle ? min.bundle : min.other)) return false;
   if (isBundle) {
     try {
-      const r = await importCaseStream(db, (sink) => streamBundleFile(file, sink, { onProgress: progress }), {
+      // Reading (parse, validate, hash) in a worker thread overlaps it with the inserts here.
+      const inWorker = opts.readInWorker ?? (size >= workerThresholdBytes() && canReadInWorker());
+      const r = await importCaseStream(db, (sink, rows) => (inWorker ? readBundleRowsInWorker(file, rows, { onProgress: progress }) : streamBundleFile(file, sink, { onProgress: progress })), {
         actorId: opts.actorId,
         fileName: path.basename(file),
       });

@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { ReplayBundle } from "../bundle";
+import { jsEvaluatorModule, runJsModuleInWorker } from "./js-evaluator";
 
 export type ReplayOutcome = {
   passed: boolean | null;
@@ -39,24 +40,31 @@ export function plainArgv(command: string): string[] | null {
 }
 
 /**
- * Runs without a shell when {@link plainArgv} can split the command (same result, one process fewer).
+ * Runs without a shell when {@link plainArgv} can split the command (same result, one process fewer),
+ * and, with `o.thread`, a `node <module>.mjs|.js` command in a worker thread (./js-evaluator.ts;
+ * same contract; the experiment runner's evaluators and judges, issue 25 item 1).
  * @param command the evaluator shell command (null/empty: no evaluation → null)
  * @param o.env extra environment over the contract's variables (the reproduction judge adds
  *   SYMTRACE_SOURCE_BUNDLE and SYMTRACE_REFERENCE, lib/services/experiments/reproduction.ts)
+ * @param o.thread run a `node <module>` command in a worker thread instead of a process
+ *   (SYMTRACE_EVALUATOR_THREADS=0 turns this off)
  * @returns the outcome to store on the bundle, or null when no evaluator is configured
  */
-export async function evaluateReplay(bundle: ReplayBundle, command: string | null | undefined, o: { timeoutMs?: number; env?: Record<string, string> } = {}): Promise<ReplayOutcome | null> {
+export async function evaluateReplay(bundle: ReplayBundle, command: string | null | undefined, o: { timeoutMs?: number; env?: Record<string, string>; thread?: boolean } = {}): Promise<ReplayOutcome | null> {
   if (!command?.trim()) return null;
   const finalNode = [...bundle.graph.nodes].reverse().find((n) => n.type === "final_result");
   const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-eval-"));
   const file = path.join(dir, "bundle.json");
   writeFileSync(file, JSON.stringify(bundle));
   try {
-    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-      const argv = plainArgv(command);
+    const argv = plainArgv(command);
+    const env = { ...process.env, SYMTRACE_TASK: bundle.task.prompt, SYMTRACE_FINAL: JSON.stringify(finalNode?.content ?? null), SYMTRACE_BUNDLE: file, ...(o.env ?? {}) };
+    // `node <module>.mjs`: a worker thread, not a process forked from this (large) one.
+    const js = o.thread ? jsEvaluatorModule(argv) : null;
+    const { code, stdout, stderr } = js ? await runJsModuleInWorker(js.file, js.args, env, o.timeoutMs ?? 60_000) : await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const child = spawn(argv ? argv[0] : command, argv ? argv.slice(1) : [], {
         shell: argv === null,
-        env: { ...process.env, SYMTRACE_TASK: bundle.task.prompt, SYMTRACE_FINAL: JSON.stringify(finalNode?.content ?? null), SYMTRACE_BUNDLE: file, ...(o.env ?? {}) },
+        env,
         stdio: ["ignore", "pipe", "pipe"],
       });
       let out = "";

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { validateBundle, type ReplayBundle } from "../bundle";
 import { findCaseId, getRun, upsertUser, type DbHandle } from "../db";
 import { freshTestDb } from "../db/test-db";
-import { ReplayWorker } from "../jobs";
+import { createWorker } from "../jobs";
 import { startReplayStack, stopReplayStack, type ReplayStack } from "../testing/replay-stack";
 import { DEMO_TASK } from "../../mas/scripted-policy";
 import { recordCommand, replayCommand } from "../../cli/replay";
@@ -84,8 +84,8 @@ describe("a bundle's own runner command is never run by the app (route services 
     const started = await startCaseReplays(h.db, { caseId, targetNodeId: llmTarget(), guidance: "g", count: 1, endpoint: settings, createdById: researcher.id, registry: REGISTRY });
     expect(started!.plan).toMatchObject({ mode: "transcript", reason: expect.stringContaining("not registered") });
     // The job worker with the production executor runs it.
-    const worker = new ReplayWorker({ db: h.db, runners: REGISTRY, log: () => {} });
-    expect(await worker.processRun(started!.runs[0].id)).toBe(true);
+    const worker = createWorker("replay", { db: h.db, runners: REGISTRY, log: () => {} });
+    expect(await worker.process(started!.runs[0].id)).toBe(true);
     const run = await getRun(h.db, started!.runs[0].id);
     expect(run).toMatchObject({ status: "prefix_verified", mode: "transcript" });
     expect(existsSync(marker)).toBe(false);
@@ -99,8 +99,8 @@ describe("a bundle's own runner command is never run by the app (route services 
     const target = await describeReplayTarget(h.db, { viewer: researcher, caseId, node: llmTarget(), registry: REGISTRY, settings });
     expect(target.body).toMatchObject({ mode: "native", reason: null, runner: { name: "conversation", command: REGISTRY.find((r) => r.name === "conversation")!.command, cwd: ROOT, source: "built-in" } });
     const started = await startCaseReplays(h.db, { caseId, targetNodeId: llmTarget(), guidance: "", count: 1, endpoint: settings, createdById: researcher.id, registry: REGISTRY });
-    const worker = new ReplayWorker({ db: h.db, runners: REGISTRY, log: () => {} });
-    expect(await worker.processRun(started!.runs[0].id)).toBe(true);
+    const worker = createWorker("replay", { db: h.db, runners: REGISTRY, log: () => {} });
+    expect(await worker.process(started!.runs[0].id)).toBe(true);
     const run = await getRun(h.db, started!.runs[0].id);
     const seq = recorded.records.find((r) => r.nodeId === llmTarget())!.seq;
     expect(run, JSON.stringify(run?.error)).toMatchObject({ status: "prefix_verified", mode: "native", boundaryNodeId: llmTarget() });

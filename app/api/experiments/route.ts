@@ -1,6 +1,6 @@
 import { parseBody } from "@/lib/api";
 import { ExperimentError, getDb, listExperiments } from "@/lib/db";
-import { ensureEmbeddedExperimentWorker } from "@/lib/jobs";
+import { ensureEmbeddedWorkers } from "@/lib/jobs";
 import { createExperimentSchema } from "@/lib/schemas/experiments";
 import { resolveCaseSelection, experimentSettingsFromEnv, startExperiment } from "@/lib/services/experiments/run";
 import { chooseEvaluation } from "@/lib/services/experiments/judgeable";
@@ -30,7 +30,7 @@ export async function POST(req: Request) {
   const settings = experimentSettingsFromEnv({ attempts: body.attempts, seed: body.seed, maxCalls: body.maxCalls, maxTokens: body.maxTokens });
   if ("error" in settings) return Response.json({ error: settings.error }, { status: 503 });
   try {
-    await ensureEmbeddedExperimentWorker();
+    await ensureEmbeddedWorkers();
     const cases = "bundleIds" in body.cases ? { kind: "list" as const, bundleIds: body.cases.bundleIds } : { kind: "filter" as const, filter: body.cases.filter };
     // Refused when a case cannot be judged by the chosen evaluator (issue 22 item 2): 400 naming the cases and why.
     const judged = await chooseEvaluation(getDb(), await resolveCaseSelection(getDb(), cases), { evaluator: body.evaluator, judge: body.judge });

@@ -1,6 +1,6 @@
 import { parseBody } from "@/lib/api";
 import { getDb, listRepairSearches, RepairSearchDbError } from "@/lib/db";
-import { ensureEmbeddedRepairSearchWorker } from "@/lib/jobs";
+import { ensureEmbeddedWorkers } from "@/lib/jobs";
 import { createRepairSearchSchema } from "@/lib/schemas/repair-searches";
 import { repairSearchSettingsFromEnv, startRepairSearch } from "@/lib/services/repair-search/jobs";
 import { viewerForRequest } from "@/lib/session";
@@ -30,7 +30,7 @@ export async function POST(req: Request) {
   const settings = repairSearchSettingsFromEnv(body);
   if ("error" in settings) return Response.json({ error: settings.error }, { status: 503 });
   try {
-    await ensureEmbeddedRepairSearchWorker();
+    await ensureEmbeddedWorkers();
     const search = await startRepairSearch(getDb(), { sourceCaseId: body.sourceCaseId, settings, createdById: v.id });
     return Response.json({ search }, { status: 201 });
   } catch (e) {

@@ -1,8 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { getDb } from "@/lib/db";
-import { METHOD_LABELS } from "@/lib/experiments/methods";
-import { METHOD_NAMES } from "@/lib/jobs/experiment-types";
+import { METHOD_CATALOG } from "@/lib/experiments/methods";
 import { replaySettings } from "@/lib/env";
 import { requireViewer } from "@/lib/session";
 import { NewExperimentForm } from "@/components/experiments/new-experiment-form";
@@ -33,7 +32,7 @@ export default async function NewExperimentPage() {
         Every arm runs against the server&apos;s endpoint{r.upstream ? <> (<code className="rounded bg-slate-100 px-1">{r.upstream}</code>{r.scripted ? ", the demo's scripted stand-in model" : ""})</> : " — none is configured (SYMTRACE_REPLAY_UPSTREAM), so an experiment cannot start"}. Check the cases first: an
         experiment is refused when its evaluator cannot judge one of them.
       </p>
-      <NewExperimentForm datasets={datasets} methods={METHOD_NAMES.map((m) => ({ name: m, label: METHOD_LABELS[m] ?? m }))} />
+      <NewExperimentForm datasets={datasets} methods={METHOD_CATALOG.map((m) => ({ name: m.name, label: m.label }))} />
     </div>
   );
 }

@@ -19,13 +19,15 @@
  * framework fault is not a failed repair; seeds/004 keeps such outcomes apart); `skipped` and
  * `cancelled` → not a trial; `queued`/`running` → planned but not yet a trial (the arm is incomplete).
  */
+import type { MethodName } from "../../experiments/methods";
 import type { ReplayEvidenceInput, ReplayTrial } from "./record";
 
 /** A treatment method, its protocol and its matched control method(s). */
 export interface MatchedPair {
-  treatment: string;
+  /** Names of the method registry (lib/experiments/methods.ts): a renamed method does not compile here. */
+  treatment: MethodName;
   protocol: string;
-  control: readonly string[];
+  control: readonly MethodName[];
 }
 
 /** The matched pairs, in order of preference. */
@@ -74,7 +76,7 @@ export function replayEvidenceFromAttempts(attempts: ExperimentAttemptInput[], c
     for (const a of mine) {
       const g = groups.get(a.experimentId ?? "") ?? groups.set(a.experimentId ?? "", { t: [], c: [] }).get(a.experimentId ?? "")!;
       if (a.method === pair.treatment) g.t.push(a);
-      else if (pair.control.includes(a.method)) g.c.push(a);
+      else if ((pair.control as readonly string[]).includes(a.method)) g.c.push(a);
     }
     const ranked = [...groups.entries()]
       .filter(([, g]) => g.t.length > 0)

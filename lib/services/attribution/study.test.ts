@@ -3,7 +3,8 @@
  * local **scripted** OpenAI-compatible server (lib/testing/scripted-openai.ts; model id
  * "scripted-model"): every figure of the table is recomputed here from the raw files and the
  * server's recorded requests; a rerun asks nothing (call cache + persisted jobs); the budget stops
- * and a rerun resumes. Prints the elapsed time (the CI goal is < 2 minutes; not asserted).
+ * and a rerun resumes. Prints the elapsed time; the whole table must finish within two minutes
+ * (issue 24 "Done when"): the test's timeout is 120 s (measured 30.6 s wall at load ~1).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,7 +89,7 @@ describe("the 184-case table on the scripted endpoint", () => {
     expect(first.text[0]).toMatch(/^attributor +\| GT +\| subset/);
     const csv = readFileSync(path.join(dir, "table.csv"), "utf8").split("\r\n");
     expect(csv).toHaveLength(22);
-  }, 180_000);
+  }, 120_000);
 
   test("a rerun resumes every job and sends no request", async () => {
     const before = server.requests.length;

@@ -162,7 +162,7 @@ export async function commandReproductionJudge(command: string, input: Reproduct
   const file = path.join(dir, "source.json");
   try {
     writeFileSync(file, JSON.stringify(input.source));
-    const out = await evaluateReplay(withTask(input.attempt, input.task), command, { timeoutMs: o.timeoutMs, env: { SYMTRACE_SOURCE_BUNDLE: file, SYMTRACE_REFERENCE: JSON.stringify(input.reference ?? null) } });
+    const out = await evaluateReplay(withTask(input.attempt, input.task), command, { timeoutMs: o.timeoutMs, env: { SYMTRACE_SOURCE_BUNDLE: file, SYMTRACE_REFERENCE: JSON.stringify(input.reference ?? null) }, thread: true });
     const details = out?.details;
     const said = details && typeof details === "object" ? ((details as { error?: unknown; reason?: unknown }).error ?? (details as { reason?: unknown }).reason) : details;
     const reason = typeof said === "string" && said ? said : out?.passed === true ? "judge command: reproduced (exit 0)" : out?.passed === false ? "judge command: not reproduced (exit 1)" : "judge command gave no verdict";

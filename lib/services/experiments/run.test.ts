@@ -5,8 +5,8 @@ import type { DbHandle } from "../../db/client";
 import { ExperimentError } from "../../db/experiments";
 import { freshTestDb } from "../../db/test-db";
 import { fakeMethods } from "../../jobs/experiment-fake-methods";
-import { ExperimentWorker } from "../../jobs/experiment-worker";
-import type { ExperimentSettings } from "../../jobs/experiment-types";
+import { createWorker } from "../../jobs/kinds";
+import type { ExperimentSettings } from "./methods/types";
 import { cancelExperimentRun, experimentCsv, getExperimentReport, startExperiment } from "./run";
 
 let h: DbHandle;
@@ -35,7 +35,7 @@ describe("lib/services/experiments/run", () => {
   test("start → workers → report: the item-7 object counts every attempt once; the final report is stored and never changes", async () => {
     const e = await startExperiment(h.db, { name: "svc", settings, methods: ["rerun", "suspicious-node", "nudge"], cases: { kind: "filter", filter: {} } });
     expect(e.caseCount).toBe(5);
-    const w = new ExperimentWorker({ db: h.db, workerId: "svc-w", methods: fakeMethods({ stepMs: 1, passRate: { rerun: 0.3, "suspicious-node": 0.9, nudge: 0.5 } }), experimentId: e.id, log: () => {}, runners: [] });
+    const w = createWorker("experiment-attempt", { db: h.db, workerId: "svc-w", methods: fakeMethods({ stepMs: 1, passRate: { rerun: 0.3, "suspicious-node": 0.9, nudge: 0.5 } }), experimentId: e.id, log: () => {}, runners: [] });
     while (await w.runNext());
     const r = await getExperimentReport(h.db, e.id);
     expect(r?.experiment.status).toBe("finished");

@@ -30,8 +30,8 @@ import {
   type ExperimentView,
 } from "../../db/experiments";
 import type { Db } from "../../db/client";
-import { enqueueExperiment } from "../../jobs/experiment-backends";
-import type { ExperimentSettings } from "../../jobs/experiment-types";
+import { enqueueExperiment } from "../../jobs/kinds/experiment-attempt";
+import type { ExperimentSettings } from "./methods/types";
 
 /** Which cases: database ids or bundle ids (a list), or a `--from-db` filter — frozen at creation. */
 export type CaseSelection = { kind: "list"; caseIds?: string[]; bundleIds?: string[] } | { kind: "filter"; filter: ExperimentCaseFilter };

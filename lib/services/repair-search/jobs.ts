@@ -12,7 +12,7 @@
  */
 import type { Db } from "../../db/client";
 import { createRepairSearch, type RepairSearchSettings, type RepairSearchView } from "../../db/repair-searches";
-import { enqueueRepairSearches } from "../../jobs/repair-search-backends";
+import { enqueueJobs } from "../../jobs/backends";
 import { resolveSettings, type SearchSettings } from "../../repair-search";
 
 /** The search parameters a request may set (the rest comes from the server). */
@@ -62,7 +62,7 @@ export function repairSearchSettingsFromEnv(p: RepairSearchParams, env: Record<s
 }
 
 /**
- * Queue a search (createRepairSearch) and hand it to the workers (enqueueRepairSearches; if the
+ * Queue a search (createRepairSearch) and hand it to the workers (enqueueJobs; if the
  * enqueue fails on PostgreSQL the search stays queued and a worker's maintenance re-sends it).
  * @throws RepairSearchDbError not-found | invalid
  */
@@ -72,6 +72,6 @@ export async function startRepairSearch(
   o: { url?: string } = {},
 ): Promise<RepairSearchView> {
   const v = await createRepairSearch(db, input);
-  await enqueueRepairSearches(db, [v.id], o).catch((e) => process.stderr.write(`enqueue failed (the search stays queued): ${(e as Error).message}\n`));
+  await enqueueJobs(db, "repair-search", [v.id], o).catch((e) => process.stderr.write(`enqueue failed (the search stays queued): ${(e as Error).message}\n`));
   return v;
 }

@@ -92,5 +92,15 @@ describe("repair-search API", () => {
     const c = await cancel.POST!(req(`/api/repair-searches/${search.id}/cancel`, "researcher", {}), params(search.id));
     expect(((await c.json()) as { search: { status: string } }).search.status).toBe("cancelled");
     expect((await cancel.POST!(req("/api/repair-searches/nope/cancel", "researcher", {}), params("nope"))).status).toBe(404);
+
+    // the case by its bundle id, as the CLI's --case takes it (issue 22 item 9): the same source case
+    expect(caseId).not.toBe("rs-api");
+    const byBundle = await list.POST!(req("/api/repair-searches", "researcher", { sourceCaseId: "rs-api", iterations: 3 }));
+    expect(byBundle.status).toBe(201);
+    const viaBundle = ((await byBundle.json()) as { search: { id: string; sourceCaseId: string; sourceBundleId: string; nodeCases: Record<string, string> } }).search;
+    expect(viaBundle).toMatchObject({ sourceCaseId: caseId, sourceBundleId: "rs-api", nodeCases: { n0: caseId } });
+    const nope = await list.POST!(req("/api/repair-searches", "researcher", { sourceCaseId: "rs-api-nope" }));
+    expect(nope.status).toBe(404);
+    expect(JSON.stringify(await nope.json())).toContain("rs-api-nope");
   });
 });

@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import type { BoundaryProxy } from "../../../proxy";
 import { runnerEnv, type RegisteredRunner } from "../runners";
+import { spawnHelperAvailable, spawnViaHelper, type HelperChild } from "./spawn-helper";
 import type { MasProcess, MasRunResult } from "./types";
 
 /** Last stdout line that is a JSON object with a `final` key. */
@@ -27,10 +28,12 @@ const STDERR_TAIL = 4096;
 
 /**
  * Spawn a MAS in its own process group (detached), stdout collected for the final value, stderr
- * passed through to our stderr.
+ * passed through to our stderr. Started through the spawn helper (./spawn-helper.ts) where it is
+ * available, so the runner's event loop does not wait for the fork (SYMTRACE_SPAWN_HELPER=0: directly).
  * @param env merged over `process.env` (or, with `opts.inheritEnv: false`, the whole environment)
  */
 export function runMasProcess(command: string[], env: Record<string, string>, opts: { cwd?: string; inheritEnv?: boolean } = {}): MasProcess {
+  if (spawnHelperAvailable()) return runMasViaHelper(command, env, opts);
   let child: ChildProcess | undefined;
   let out = "";
   let errTail = "";
@@ -65,6 +68,37 @@ export function runMasProcess(command: string[], env: Record<string, string>, op
       setTimeout(() => signalGroup("SIGKILL"), 2000).unref();
     },
     kill: () => signalGroup("SIGKILL"),
+  };
+}
+
+/** {@link runMasProcess} through the spawn helper (./spawn-helper.ts): same result, the runner never forks. */
+function runMasViaHelper(command: string[], env: Record<string, string>, opts: { cwd?: string; inheritEnv?: boolean }): MasProcess {
+  let out = "";
+  let errTail = "";
+  let child: HelperChild;
+  try {
+    child = spawnViaHelper(command[0], command.slice(1), { env: (opts.inheritEnv === false ? env : { ...process.env, ...env }) as NodeJS.ProcessEnv, cwd: opts.cwd });
+  } catch (e) {
+    const r: MasRunResult = { exitCode: null, signal: null, final: undefined, spawnError: (e as Error).message, stderrTail: "" };
+    return { done: Promise.resolve(r), stop: () => {}, kill: () => {} };
+  }
+  child.stdout.on("data", (c: Buffer) => (out += c.toString("utf8")));
+  child.stderr.on("data", (c: Buffer) => {
+    process.stderr.write(c);
+    errTail = (errTail + c.toString("utf8")).slice(-STDERR_TAIL);
+  });
+  const done = child.closed.then(
+    ({ code, signal, error }): MasRunResult => (error ? { exitCode: null, signal: null, final: undefined, spawnError: error, stderrTail: errTail } : { exitCode: code, signal, final: finalOf(out), spawnError: null, stderrTail: errTail }),
+  );
+  const running = () => child.exitCode === null && child.signalCode === null;
+  return {
+    done,
+    stop: () => {
+      if (!running()) return;
+      child.signalGroup("SIGTERM");
+      setTimeout(() => child.signalGroup("SIGKILL"), 2000).unref();
+    },
+    kill: () => child.signalGroup("SIGKILL"),
   };
 }
 

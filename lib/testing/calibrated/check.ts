@@ -13,7 +13,7 @@
  */
 import type { ReplayBundle } from "../../bundle";
 import { wilsonInterval } from "../../agreement";
-import { reportOfDocument, toCliObject, type ExperimentDocumentInput } from "../../experiments";
+import { CALIBRATED_METHODS, methodLevel, reportOfDocument, toCliObject, type ExperimentDocumentInput } from "../../experiments";
 import { resolveTarget } from "../../replay";
 import { parseTask } from "./catalogue.mjs";
 import { classifyGuidance, classifyTaskExtra, DEFAULT_TRUTH, expectedAttemptRates, expectedNodeRate, passAtK, type CalibratedTruth, type InjectionClass } from "./truth";
@@ -57,7 +57,8 @@ export interface AttemptRateCheck {
   repOk: boolean | null;
 }
 
-const NODE_LEVEL = new Set(["suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge"]);
+/** Node-level methods with a calibrated truth (the method registry, lib/experiments/methods.ts). */
+const NODE_LEVEL = new Set<string>(CALIBRATED_METHODS.filter((m) => methodLevel(m) === "node"));
 
 /** The observed-order position of the LLM boundary a node maps to (resolveTarget), or null. */
 function boundaryPos(b: ReplayBundle, nodeId: string): number | null {
@@ -202,8 +203,8 @@ export function checkAgainstWorld(
 }
 
 /** The methods of a full calibrated experiment, task level first. */
-export const ALL_METHODS = ["rerun", "self-reflection", "critic", "suspicious-node", "annotated-node", "random-node", "last-node", "node-resample", "nudge"] as const;
-const TASK_LEVEL = new Set(["rerun", "self-reflection", "critic"]);
+export const ALL_METHODS = CALIBRATED_METHODS;
+const TASK_LEVEL = new Set<string>(CALIBRATED_METHODS.filter((m) => methodLevel(m) === "task"));
 
 /**
  * The checks of one experiment form one family: 9 methods × (pass, reproduction, pass@k) = 27

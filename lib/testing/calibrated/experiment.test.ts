@@ -21,7 +21,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { runExperimentCommand } from "../../../cli/experiment";
 import { reportOfDocument, toCliObject } from "../../experiments";
-import { attemptSeed } from "../../jobs/experiment-worker";
+import { attemptSeed } from "../../jobs/kinds/experiment-attempt";
 import { detectSymptoms } from "../../symptoms";
 import { ALL_METHODS, attemptsOf, checkAgainstWorld, checkAttemptRates, FAMILY_CHECKS, verifyExperiment, type CheckedAttempt, type CheckedCase, type ExperimentDocument } from "./check";
 import { buildCalibratedMas, REPO_ROOT } from "./fast-mas";

@@ -1,5 +1,5 @@
 import { getDb, getRepairSearch } from "@/lib/db";
-import { ensureEmbeddedRepairSearchWorker } from "@/lib/jobs";
+import { ensureEmbeddedWorkers } from "@/lib/jobs";
 import { viewerForRequest } from "@/lib/session";
 
 export const dynamic = "force-dynamic";
@@ -11,6 +11,6 @@ export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }
   const search = await getRepairSearch(getDb(), (await ctx.params).id);
   if (!search) return Response.json({ error: "no such repair search" }, { status: 404 });
   // A search left queued/running by an app restart is picked up (and resumed) by the embedded worker.
-  if (search.status === "queued" || search.status === "running") await ensureEmbeddedRepairSearchWorker().catch(() => null);
+  if (search.status === "queued" || search.status === "running") await ensureEmbeddedWorkers().catch(() => null);
   return Response.json({ search });
 }

@@ -26,7 +26,6 @@ function skipReason(c: ExperimentCaseInput, s: ExperimentSettings): string | nul
 
 export const annotatedNodeMethod: ExperimentMethod = {
   name: "annotated-node",
-  level: "node",
   skipReason: safeSkip(skipReason),
   run: (ctx) =>
     guard(ctx, async () => {

@@ -140,7 +140,7 @@ export async function concludeAttempt(ctx: AttemptContext, p: Produced): Promise
   // The evaluator and the reproduction judge are independent (both read the attempt bundle, neither
   // the other's verdict): run them concurrently, so an attempt waits for one process, not two.
   const [ev, judged] = await Promise.all([
-    ctx.settings.evaluator ? evaluateReplay(forEval, ctx.settings.evaluator, { timeoutMs: ctx.settings.timeoutMs }) : Promise.resolve(null),
+    ctx.settings.evaluator ? evaluateReplay(forEval, ctx.settings.evaluator, { timeoutMs: ctx.settings.timeoutMs, thread: true }) : Promise.resolve(null),
     judgeReproduction(ctx.settings.reproductionJudge, { attempt: p.bundle, source: ctx.case.bundle, task, reference: ctx.case.reference }, { signal: ctx.signal, timeoutMs: ctx.settings.timeoutMs }).then(
       (v) => ({ v, error: null as unknown }),
       (e: unknown) => ({ v: null, error: e }),

@@ -43,7 +43,6 @@ export function correctionSkipReason(c: ExperimentCaseInput, s: ExperimentSettin
 /** Treatment arm: the proposed correction substituted for the reference node's output. */
 export const correctionMethod: ExperimentMethod = {
   name: "correction",
-  level: "node",
   skipReason: safeSkip(correctionSkipReason),
   run: (ctx) =>
     guard(ctx, async () => {
@@ -56,7 +55,6 @@ export const correctionMethod: ExperimentMethod = {
 /** Control arm: the same prefix and boundary, the original request re-executed live. */
 export const correctionControlMethod: ExperimentMethod = {
   name: "correction-control",
-  level: "node",
   skipReason: safeSkip(correctionSkipReason),
   run: (ctx) =>
     guard(ctx, async () => {

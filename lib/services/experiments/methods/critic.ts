@@ -19,7 +19,6 @@ export const DEFAULT_CRITIC_MODEL = "gpt-4o-mini";
 
 export const criticMethod: ExperimentMethod = {
   name: "critic",
-  level: "task",
   skipReason: taskLevelSkip,
   run: (ctx) =>
     guard(ctx, async () => {

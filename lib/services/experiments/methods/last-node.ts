@@ -10,7 +10,6 @@ import type { ExperimentMethod } from "./types";
 
 export const lastNodeMethod: ExperimentMethod = {
   name: "last-node",
-  level: "node",
   skipReason: safeSkip((c, s) => lastAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {

@@ -217,7 +217,6 @@ export async function runMarsAttempt(ctx: AttemptContext, o: { dir?: string; kee
 
 export const marsMethod: ExperimentMethod = {
   name: "mars",
-  level: "node",
   skipReason: marsSkipReason,
   run: (ctx) => guard(ctx, async () => (await runMarsAttempt(ctx)).outcome),
 };

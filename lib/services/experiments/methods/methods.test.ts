@@ -20,6 +20,7 @@ import { CONTROL_GUIDANCE, CRITIC_SYSTEM_PROMPT, REPAIR_SIGNALS, annotatedNodeGu
 import { recordRun } from "../../replay";
 import { builtinRunners, type RegisteredRunner } from "../../runners";
 import { detectionOf, interventionCandidates, lastAnchor, randomAnchor, suspiciousAnchor } from "./anchors";
+import { methodLevel } from "../../../experiments/methods";
 import { METHODS, parseMethodList } from "./index";
 import type { AttemptContext, AttemptOutcome, ExperimentCaseInput, ExperimentSettings, MethodName } from "./types";
 
@@ -342,7 +343,7 @@ describe("cancellation and progress (scripted local OpenAI-compatible server)", 
 
 describe("registry", () => {
   test("every method name has a plug-in of the right level; method lists parse strictly", () => {
-    expect(Object.entries(METHODS).map(([k, m]) => [k, m.name, m.level])).toEqual([
+    expect(Object.entries(METHODS).map(([k, m]) => [k, m.name, methodLevel(m.name)])).toEqual([
       ["rerun", "rerun", "task"],
       ["self-reflection", "self-reflection", "task"],
       ["critic", "critic", "task"],

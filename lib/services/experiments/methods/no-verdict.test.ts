@@ -8,7 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import type { ReplayBundle } from "../../../bundle";
-import type { AttemptContext, ExperimentSettings } from "../../../jobs/experiment-types";
+import type { AttemptContext, ExperimentSettings } from "./types";
 import { concludeAttempt } from "./common";
 
 const settings = (evaluator: string | null): ExperimentSettings => ({ upstream: "http://127.0.0.1:9/v1", toolUpstream: null, model: null, evaluator, reproductionJudge: null, command: null, seed: 1, attempts: 1, budget: { maxCalls: null, maxTokens: null }, timeoutMs: 20_000 });

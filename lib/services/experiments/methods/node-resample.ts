@@ -9,7 +9,6 @@ import type { ExperimentMethod } from "./types";
 
 export const nodeResampleMethod: ExperimentMethod = {
   name: "node-resample",
-  level: "node",
   skipReason: safeSkip((c, s) => suspiciousAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {

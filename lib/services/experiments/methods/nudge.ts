@@ -10,7 +10,6 @@ import type { ExperimentMethod } from "./types";
 
 export const nudgeMethod: ExperimentMethod = {
   name: "nudge",
-  level: "node",
   skipReason: safeSkip((c, s) => suspiciousAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {

@@ -10,7 +10,6 @@ import type { ExperimentMethod } from "./types";
 
 export const randomNodeMethod: ExperimentMethod = {
   name: "random-node",
-  level: "node",
   skipReason: safeSkip((c, s) => (interventionCandidates(c, s).length === 0 ? `case ${c.caseId} has no node an intervention can act at` : null)),
   run: (ctx) =>
     guard(ctx, async () => {

@@ -9,7 +9,6 @@ import type { ExperimentMethod } from "./types";
 
 export const rerunMethod: ExperimentMethod = {
   name: "rerun",
-  level: "task",
   skipReason: taskLevelSkip,
   run: (ctx) =>
     guard(ctx, async () => {

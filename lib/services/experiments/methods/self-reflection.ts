@@ -11,7 +11,6 @@ import type { ExperimentMethod } from "./types";
 
 export const selfReflectionMethod: ExperimentMethod = {
   name: "self-reflection",
-  level: "task",
   skipReason: taskLevelSkip,
   run: (ctx) =>
     guard(ctx, async () => {

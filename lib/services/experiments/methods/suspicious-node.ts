@@ -11,7 +11,6 @@ import type { ExperimentMethod } from "./types";
 
 export const suspiciousNodeMethod: ExperimentMethod = {
   name: "suspicious-node",
-  level: "node",
   skipReason: safeSkip((c, s) => suspiciousAnchor(c, s).skip),
   run: (ctx) =>
     guard(ctx, async () => {

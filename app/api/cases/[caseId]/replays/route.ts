@@ -1,7 +1,7 @@
 import { errorResponse, parseBody, replayCaseRoute } from "@/lib/api";
 import { listRunsForCase } from "@/lib/db";
 import { replaySettings } from "@/lib/env";
-import { ensureEmbeddedWorker } from "@/lib/jobs";
+import { ensureEmbeddedWorkers } from "@/lib/jobs";
 import { startCaseReplays } from "@/lib/services/replay-start";
 import { registryForRoute } from "@/lib/services/runners";
 import { createReplaysSchema } from "@/lib/schemas/replays";
@@ -29,7 +29,7 @@ export async function POST(req: Request, ctx: { params: Promise<{ caseId: string
   const registry = registryForRoute();
   if (registry instanceof Response) return registry;
   try {
-    await ensureEmbeddedWorker();
+    await ensureEmbeddedWorkers();
     const started = await startCaseReplays(r.db, { caseId: r.caseId, targetNodeId: body.targetNodeId, guidance: body.guidance, count: body.count, endpoint: replaySettings(), createdById: r.viewer.id, registry });
     if (!started) return Response.json({ error: "no such case" }, { status: 404 });
     return Response.json({ groupId: started.groupId, runs: started.runs, plan: started.plan }, { status: 201 });

@@ -1,5 +1,5 @@
 import { errorResponse, replayRunRoute } from "@/lib/api";
-import { ensureEmbeddedWorker, retryReplayRun } from "@/lib/jobs";
+import { ensureEmbeddedWorkers, retryReplayRun } from "@/lib/jobs";
 
 export const dynamic = "force-dynamic";
 
@@ -8,7 +8,7 @@ export async function POST(req: Request, ctx: { params: Promise<{ runId: string 
   const r = await replayRunRoute(req, ctx.params);
   if (r instanceof Response) return r;
   try {
-    await ensureEmbeddedWorker();
+    await ensureEmbeddedWorkers();
     return Response.json({ run: await retryReplayRun(r.db, r.run.id, r.viewer.id) });
   } catch (e) {
     return errorResponse(e);

@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "RepairSearch" ADD COLUMN     "runner" TEXT;

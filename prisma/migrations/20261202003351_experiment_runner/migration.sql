@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Experiment" ADD COLUMN "runner" TEXT;
