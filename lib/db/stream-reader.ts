@@ -19,8 +19,8 @@ function workerFile(): string | null {
   try {
     const here = fileURLToPath(import.meta.url);
     const ext = path.extname(here);
-    const f = path.join(path.dirname(here), `stream-reader-worker${ext}`);
-    return existsSync(f) ? f : null;
+    const f = path.join(/*turbopackIgnore: true*/ path.dirname(here), `stream-reader-worker${ext}`);
+    return existsSync(/*turbopackIgnore: true*/ f) ? f : null;
   } catch {
     return null;
   }
@@ -29,8 +29,8 @@ function workerFile(): string | null {
 /** URL of tsx's ESM register API (its package's `exports["./esm/api"].import`). */
 function tsxEsmApi(): string {
   const pkgFile = createRequire(import.meta.url).resolve("tsx/package.json");
-  const pkg = JSON.parse(readFileSync(pkgFile, "utf8")) as { exports: Record<string, { import: { default: string } }> };
-  return pathToFileURL(path.join(path.dirname(pkgFile), pkg.exports["./esm/api"].import.default)).href;
+  const pkg = JSON.parse(readFileSync(/*turbopackIgnore: true*/ pkgFile, "utf8")) as { exports: Record<string, { import: { default: string } }> };
+  return pathToFileURL(path.join(/*turbopackIgnore: true*/ path.dirname(pkgFile), pkg.exports["./esm/api"].import.default)).href;
 }
 
 /**
@@ -60,8 +60,8 @@ export function readBundleRowsInWorker(
   const workerData = { file, caseId: rows.caseId, tmpDir: opts.tmpDir };
   // A TypeScript source (tsx, vitest): the worker registers tsx's loader itself, then imports it.
   const worker = wf.endsWith(".ts")
-    ? new Worker(`import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(wf).href)}); });`, { eval: true, workerData })
-    : new Worker(wf, { workerData });
+    ? new Worker(/*turbopackIgnore: true*/ `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(wf).href)}); });`, { eval: true, workerData })
+    : new Worker(/*turbopackIgnore: true*/ wf, { workerData });
   return new Promise<BundleStreamResult>((resolve, reject) => {
     let settled = false;
     let queue = Promise.resolve();

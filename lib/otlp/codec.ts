@@ -42,10 +42,10 @@ export function otlpCodec(): Codec {
   if (codec) return codec;
   const dir = protoDir();
   const entry = "opentelemetry/proto/collector/trace/v1/trace_service.proto";
-  if (!existsSync(path.join(dir, entry))) throw new Error(`OTLP definitions not found: ${path.join(dir, entry)} (set SYMTRACE_OTLP_PROTO_DIR)`);
+  if (!existsSync(path.join(/*turbopackIgnore: true*/ dir, entry))) throw new Error(`OTLP definitions not found: ${path.join(dir, entry)} (set SYMTRACE_OTLP_PROTO_DIR)`);
   const root = new protobuf.Root();
   // Imports are written relative to the repository root of opentelemetry-proto.
-  root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(dir, target));
+  root.resolvePath = (_origin, target) => (path.isAbsolute(target) ? target : path.join(/*turbopackIgnore: true*/ dir, target));
   root.loadSync(entry, { keepCase: false });
   // Partial success (OTLP spec, proto v0.20+: `ExportTraceServiceResponse { ExportTracePartialSuccess
   // partial_success = 1; }`, `ExportTracePartialSuccess { int64 rejected_spans = 1; string error_message = 2; }`)

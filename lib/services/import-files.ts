@@ -10,7 +10,17 @@ import { JsonStreamError, readJsonFileValue, streamBundleFile } from "../bundle"
 import { importOtelValue, importText, type ImportError, type ImportFileResult, type ImportFormat, type ImportWarningKind } from "../importers";
 import { importCase, importCaseStream, StreamedBundleInvalidError, type Db } from "../db";
 import { isBusyError } from "../db/url";
-import { canReadInWorker, readBundleRowsInWorker } from "../db/stream-reader";
+import type * as StreamReader from "../db/stream-reader";
+
+/**
+ * lib/db/stream-reader (the import's reading worker thread), loaded only outside the Next.js
+ * server: its bundles do not ship the worker's file, and a static import would make Turbopack try
+ * to bundle every file the worker path could name. null inside Next.js.
+ */
+async function streamReader(): Promise<typeof StreamReader | null> {
+  if (process.env.NEXT_RUNTIME) return null;
+  return (await import(/* turbopackIgnore: true */ /* webpackIgnore: true */ "../db/stream-reader")) as typeof StreamReader;
+}
 
 /**
  * Files at least this large are read as a stream (SYMTRACE_IMPORT_STREAM_MB, default 64 MiB, and
@@ -236,8 +246,9 @@ async function importLargeFile(
   if (isBundle) {
     try {
       // Reading (parse, validate, hash) in a worker thread overlaps it with the inserts here.
-      const inWorker = opts.readInWorker ?? (size >= workerThresholdBytes() && canReadInWorker());
-      const r = await importCaseStream(db, (sink, rows) => (inWorker ? readBundleRowsInWorker(file, rows, { onProgress: progress }) : streamBundleFile(file, sink, { onProgress: progress })), {
+      const reader = opts.readInWorker === false || (opts.readInWorker === undefined && size < workerThresholdBytes()) ? null : await streamReader();
+      const inWorker = !!reader && (opts.readInWorker ?? reader.canReadInWorker());
+      const r = await importCaseStream(db, (sink, rows) => (inWorker && reader ? reader.readBundleRowsInWorker(file, rows, { onProgress: progress }) : streamBundleFile(file, sink, { onProgress: progress })), {
         actorId: opts.actorId,
         fileName: path.basename(file),
       });

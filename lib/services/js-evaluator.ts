@@ -26,8 +26,8 @@ export function jsEvaluatorModule(argv: string[] | null, cwd = process.cwd()): {
   const prog = argv[0];
   if (prog !== "node" && prog !== process.execPath) return null;
   if (!JS_FILE.test(argv[1]) || argv[1].startsWith("-")) return null;
-  const file = path.resolve(cwd, argv[1]);
-  return existsSync(file) ? { file, args: argv.slice(2) } : null;
+  const file = path.resolve(/*turbopackIgnore: true*/ cwd, argv[1]);
+  return existsSync(/*turbopackIgnore: true*/ file) ? { file, args: argv.slice(2) } : null;
 }
 
 /**
@@ -43,7 +43,7 @@ export function runJsModuleInWorker(file: string, args: string[], env: Record<st
     let done = false;
     let worker: Worker;
     try {
-      worker = new Worker(file, { argv: args, env: env as NodeJS.ProcessEnv, stdout: true, stderr: true, execArgv: [] });
+      worker = new Worker(/*turbopackIgnore: true*/ file, { argv: args, env: env as NodeJS.ProcessEnv, stdout: true, stderr: true, execArgv: [] });
     } catch (e) {
       resolve({ code: null, stdout: "", stderr: (e as Error).message });
       return;

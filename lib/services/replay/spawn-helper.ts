@@ -41,7 +41,7 @@ let nextId = 1;
 
 function helperFile(): string | null {
   try {
-    const f = path.join(path.dirname(fileURLToPath(import.meta.url)), "spawn-helper-child.mjs");
+    const f = path.join(/*turbopackIgnore: true*/ path.dirname(fileURLToPath(import.meta.url)), "spawn-helper-child.mjs");
     return existsSync(f) ? f : null;
   } catch {
     return null;
