@@ -47,7 +47,12 @@ describe("streamed bundle read in a worker thread", () => {
     const rev = { ...b, graph: { ...b.graph, nodes: [...b.graph.nodes].reverse() } };
     const file = path.join(dir, "reorder.json");
     writeFileSync(file, JSON.stringify(rev));
-    const indexes = () => wkr.$queryRawUnsafe<Array<{ name: string; sql: string }>>(`SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name`);
+    const indexes = () =>
+      wkr.$queryRawUnsafe<Array<{ name: string; sql: string }>>(
+        process.env.TEST_DATABASE_URL
+          ? `SELECT indexname AS name, indexdef AS sql FROM pg_indexes WHERE schemaname = current_schema() ORDER BY indexname`
+          : `SELECT name, sql FROM sqlite_master WHERE type = 'index' ORDER BY name`,
+      );
     const indexesBefore = await indexes();
     expect(await wkr.node.count()).toBe(0); // a fresh database: the first case's row indexes are built after its rows
     const a = await importPaths(mem, [file], { streamMinBytes: Number.MAX_SAFE_INTEGER });
