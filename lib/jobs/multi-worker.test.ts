@@ -183,8 +183,9 @@ describe.runIf(PG)("lib/jobs: three worker processes on PostgreSQL share an expe
       for (const r of rows) expect(["passed", "failed"]).toContain(r.status);
       const recorded = workers.flatMap((w) => recordedIds(w.stderr()));
       expect(recorded.sort()).toEqual(rows.map((r) => r.id).sort());
-      // all three shared the work
-      for (const w of workers) expect(recordedIds(w.stderr()).length, w.id).toBeGreaterThan(0);
+      // the survivors shared the work (the victim may be killed before it records one: it holds the
+      // search and an attempt from early on; on an idle CI machine it recorded none)
+      for (const w of survivors) expect(recordedIds(w.stderr()).length, w.id).toBeGreaterThan(0);
       // the victim's running attempts were taken over by a survivor (second claim) and recorded there
       for (const id of orphans) {
         const r = rows.find((x) => x.id === id)!;
