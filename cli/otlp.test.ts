@@ -6,9 +6,9 @@
 import { mkdtempSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { expect, test } from "vitest";
+import { expect, test, vi } from "vitest";
 import { spawnSymtrace } from "../lib/testing/cli";
-import { hashApiKey, openDb, storeOtlpBatch, verifyApiKey } from "../lib/db";
+import { API_KEY_CACHE_MS, hashApiKey, openDb, storeOtlpBatch, verifyApiKey } from "../lib/db";
 import { encodeProtobufRequest, indexProtobufRequest } from "../lib/otlp/codec";
 
 
@@ -62,7 +62,16 @@ test("apikey create prints the key once, list shows only its prefix, revoke stop
 
     const revoked = cli(["apikey", "revoke", key.slice(0, 10)], url);
     expect(revoked.code).toBe(0);
-    expect(await verifyApiKey(db, key)).toBeNull();
+    expect((await db.apiKey.findFirstOrThrow()).revokedAt).not.toBeNull();
+    // this process verified the key above and trusts it for API_KEY_CACHE_MS after a revocation
+    // made by another process (the CLI): once that window has passed, the key is refused
+    const later = Date.now() + API_KEY_CACHE_MS + 1;
+    const clock = vi.spyOn(Date, "now").mockReturnValue(later);
+    try {
+      expect(await verifyApiKey(db, key)).toBeNull();
+    } finally {
+      clock.mockRestore();
+    }
     expect(cli(["apikey", "revoke", "nope"], url).code).toBe(1);
   } finally {
     await db.$disconnect();
