@@ -1,10 +1,10 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test, vi } from "vitest";
 import { validateAnnotations } from "../lib/agreement/annotations";
 import { openDb } from "../lib/db";
+import { runSymtraceHere, spawnSymtrace } from "../lib/testing/cli";
 
 vi.setConfig({ testTimeout: 300_000 });
 
@@ -27,12 +27,13 @@ function newDb(): string {
   return "file:" + path.join(tmp(), "cli.db");
 }
 
-function cli(args: string[], dbUrl: string) {
-  const r = spawnSync(
-    process.execPath,
-    ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", path.join(ROOT, "cli/symtrace.ts"), ...args],
-    { cwd: ROOT, encoding: "utf8", env: { ...process.env, DATABASE_URL: dbUrl }, timeout: 120_000 },
-  );
+/**
+ * One command in this process (lib/testing/cli.ts runSymtraceHere: same dispatcher, output and
+ * exit codes as the `symtrace` process); `spawned` runs the real process, for the checks about the
+ * process itself (exit status, no stack trace on stderr).
+ */
+async function cli(args: string[], dbUrl: string, o: { spawned?: boolean } = {}) {
+  const r = o.spawned ? spawnSymtrace(args, dbUrl) : await runSymtraceHere(args, dbUrl);
   let json: Json | null = null;
   try {
     json = JSON.parse(r.stdout);
@@ -97,41 +98,41 @@ function validFile(): Json {
 }
 
 describe("symtrace user", () => {
-  test("add, update, list; bad role and short password are exit 1 with the option's path", () => {
+  test("add, update, list; bad role and short password are exit 1 with the option's path", async () => {
     const db = newDb();
-    const a = cli(["user", "add", "Alice@Example.org", "--role", "annotator,adjudicator", "--password", "correct-horse", "--name", "Alice"], db);
+    const a = (await cli(["user", "add", "Alice@Example.org", "--role", "annotator,adjudicator", "--password", "correct-horse", "--name", "Alice"], db));
     expect(a.code).toBe(0);
     expect(a.json).toMatchObject({ ok: true, status: "created", user: { email: "alice@example.org", roles: ["annotator", "adjudicator"] } });
     const id = (a.json?.user as { id: string }).id;
-    const b = cli(["user", "add", "alice@example.org", "--role", "researcher"], db);
+    const b = (await cli(["user", "add", "alice@example.org", "--role", "researcher"], db));
     expect(b.json).toEqual({ ok: true, user: { id, email: "alice@example.org", roles: ["researcher"] }, status: "updated" });
 
-    const bad = cli(["user", "add", "bob@example.org", "--role", "annotator,boss"], db);
+    const bad = (await cli(["user", "add", "bob@example.org", "--role", "annotator,boss"], db));
     expect(bad.code).toBe(1);
     expect(bad.json?.ok).toBe(false);
     expect((bad.json?.errors as Json[])[0]).toMatchObject({ path: "--role", message: expect.stringMatching(/admin, annotator, adjudicator, researcher/) });
-    const short = cli(["user", "add", "bob@example.org", "--role", "annotator", "--password", "short"], db);
+    const short = (await cli(["user", "add", "bob@example.org", "--role", "annotator", "--password", "short"], db));
     expect(short.code).toBe(1);
     expect((short.json?.errors as Json[])[0]).toMatchObject({ path: "--password", message: expect.stringMatching(/at least 8/) });
-    const noRole = cli(["user", "add", "bob@example.org"], db);
+    const noRole = (await cli(["user", "add", "bob@example.org"], db));
     expect(noRole.code).toBe(1);
     expect((noRole.json?.errors as Json[])[0]).toMatchObject({ path: "--role" });
-    const badEmail = cli(["user", "add", "not-an-email", "--role", "admin"], db);
+    const badEmail = (await cli(["user", "add", "not-an-email", "--role", "admin"], db));
     expect(badEmail.code).toBe(1);
     expect((badEmail.json?.errors as Json[])[0]).toMatchObject({ path: "<email>" });
 
-    const l = cli(["user", "list"], db);
+    const l = (await cli(["user", "list"], db));
     expect(l.code).toBe(0);
     expect(l.json).toEqual({ users: [{ id, email: "alice@example.org", name: "Alice", roles: ["researcher"] }] });
-    expect(cli(["user", "frobnicate"], db).code).toBe(2);
+    expect((await cli(["user", "frobnicate"], db)).code).toBe(2);
   });
 });
 
 describe("symtrace annotations import", () => {
   test("gold-annotations.json after the four gold bundles: 4 finals, cases finalized, relation stored", async () => {
     const db = newDb();
-    expect(cli(["import", BUNDLES], db).json).toMatchObject({ imported: 4, failed: [] });
-    const r = cli(["annotations", "import", GOLD_ANNOTATIONS], db);
+    expect((await cli(["import", BUNDLES], db)).json).toMatchObject({ imported: 4, failed: [] });
+    const r = (await cli(["annotations", "import", GOLD_ANNOTATIONS], db));
     expect(r.code).toBe(0);
     expect(r.json).toEqual({ imported: { cases: 4, initial: 0, final: 4 }, updated: 0, skipped: 0, failed: [], accountsCreated: ["imported-adjudicator"] });
     await withDb(db, async (d) => {
@@ -156,9 +157,9 @@ describe("symtrace annotations import", () => {
     });
   });
 
-  test("synthetic-60 into a database without its cases: all 60 fail as unknown cases, exit 1", () => {
+  test("synthetic-60 into a database without its cases: all 60 fail as unknown cases, exit 1", async () => {
     const db = newDb();
-    const r = cli(["annotations", "import", SYNTHETIC_60], db);
+    const r = (await cli(["annotations", "import", SYNTHETIC_60], db));
     expect(r.code).toBe(1);
     expect(r.json?.imported).toEqual({ cases: 0, initial: 0, final: 0 });
     const failed = r.json?.failed as Failed;
@@ -171,7 +172,7 @@ describe("symtrace annotations import", () => {
 
   test("invalid annotations: every error with its path; nothing of that case written; other cases imported", async () => {
     const db = newDb();
-    cli(["import", BUNDLES], db);
+    (await cli(["import", BUNDLES], db));
     const file = validFile();
     (file.cases as Json[])[1] = {
       caseId: C3,
@@ -184,7 +185,7 @@ describe("symtrace annotations import", () => {
       ],
       final: { categories: ["C3"], primary: "C3", nodeId: "tool_result_0000", nodeType: "tool_result", evidence: [{ nodeId: "nowhere", quote: "x" }] },
     };
-    const r = cli(["annotations", "import", writeJson(file)], db);
+    const r = (await cli(["annotations", "import", writeJson(file)], db));
     expect(r.code).toBe(1);
     expect(r.json?.imported).toEqual({ cases: 1, initial: 3, final: 1 });
     const failed = r.json?.failed as Failed;
@@ -220,36 +221,37 @@ describe("symtrace annotations import", () => {
     });
   });
 
-  test("a file that is not symtrace.annotations/v1, or not JSON: exit 1, clear error", () => {
+  test("a file that is not symtrace.annotations/v1, or not JSON: exit 1, clear error", async () => {
     const db = newDb();
-    const r = cli(["annotations", "import", writeJson({ format: "other", cases: {} })], db);
+    const r = (await cli(["annotations", "import", writeJson({ format: "other", cases: {} })], db));
     expect(r.code).toBe(1);
     expect(r.json?.ok).toBe(false);
     expect((r.json?.errors as Json[]).map((e) => e.path).sort()).toEqual(["$.cases", "$.format"]);
     const f = path.join(tmp(), "x.json");
     writeFileSync(f, "{ nope");
-    const n = cli(["annotations", "import", f], db);
+    // as a process: exit status 1, one JSON error, no stack trace on stdout or stderr
+    const n = await cli(["annotations", "import", f], db, { spawned: true });
     expect(n.code).toBe(1);
     expect((n.json?.errors as Json[])[0].message).toMatch(/not JSON: .*line \d+/);
-    expect(cli(["annotations", "import"], db).code).toBe(2);
+    expect((await cli(["annotations", "import"], db, { spawned: true })).code).toBe(2);
   });
 
   test("re-import is idempotent; a changed annotation is updated in place; a different final by another adjudicator is a conflict", async () => {
     const db = newDb();
-    cli(["import", BUNDLES], db);
+    (await cli(["import", BUNDLES], db));
     const file = validFile();
     const f1 = writeJson(file);
-    const r1 = cli(["annotations", "import", f1], db);
+    const r1 = (await cli(["annotations", "import", f1], db));
     expect(r1.code).toBe(0);
     expect(r1.json).toEqual({ imported: { cases: 2, initial: 6, final: 1 }, updated: 0, skipped: 0, failed: [], accountsCreated: ["ann-a", "ann-b", "ann-c", "adj-x"] });
-    const r2 = cli(["annotations", "import", f1], db);
+    const r2 = (await cli(["annotations", "import", f1], db));
     expect(r2.code).toBe(0);
     expect(r2.json).toEqual({ imported: { cases: 0, initial: 0, final: 0 }, updated: 0, skipped: 7, failed: [], accountsCreated: [] });
 
     // change one initial of C2: it is updated, and the final's relation recomputed
     const cases = file.cases as Array<{ initial: Json[]; final: Json | null }>;
     cases[0].initial[2] = ann("ann-c");
-    const r3 = cli(["annotations", "import", writeJson(file)], db);
+    const r3 = (await cli(["annotations", "import", writeJson(file)], db));
     expect(r3.json).toMatchObject({ imported: { cases: 1, initial: 1, final: 1 }, updated: 2, skipped: 5, failed: [] });
     await withDb(db, async (d) => {
       const c2 = await d.case.findUniqueOrThrow({ where: { bundleId: C2 } });
@@ -264,7 +266,7 @@ describe("symtrace annotations import", () => {
     // another adjudicator with a different final: conflict, the case is left as it is
     cases[0].final = { ...ann("x"), annotator: "adj-y", categories: ["C3"], primary: "C3" };
     cases[0].initial[0] = ann("ann-a", { confidence: "low" });
-    const r4 = cli(["annotations", "import", writeJson(file)], db);
+    const r4 = (await cli(["annotations", "import", writeJson(file)], db));
     expect(r4.code).toBe(1);
     const failed = r4.json?.failed as Failed;
     expect(failed).toEqual([{ caseId: C2, conflict: true, errors: [{ path: "$.cases[0].final", message: expect.stringMatching(/already has a different final annotation by adj-x/) }] }]);
@@ -280,15 +282,15 @@ describe("symtrace annotations import", () => {
 describe("symtrace annotations export", () => {
   test("export -> import into a fresh database with the same cases reproduces the same tuples", async () => {
     const db1 = newDb();
-    cli(["import", BUNDLES], db1);
-    expect(cli(["annotations", "import", writeJson(validFile())], db1).code).toBe(0);
+    (await cli(["import", BUNDLES], db1));
+    expect((await cli(["annotations", "import", writeJson(validFile())], db1)).code).toBe(0);
     // the gold finals go to the two cases without one
     const gold = JSON.parse(readFileSync(GOLD_ANNOTATIONS, "utf8")) as { cases: Array<{ caseId: string }> };
     gold.cases = gold.cases.filter((c) => c.caseId !== C2);
-    expect(cli(["annotations", "import", writeJson(gold)], db1).code).toBe(0);
+    expect((await cli(["annotations", "import", writeJson(gold)], db1)).code).toBe(0);
 
     const out1 = path.join(tmp(), "sub", "a.json");
-    const e1 = cli(["annotations", "export", "--out", out1], db1);
+    const e1 = (await cli(["annotations", "export", "--out", out1], db1));
     expect(e1.code).toBe(0);
     expect(e1.json).toEqual({ exported: { cases: 4, initial: 6, final: 4 }, file: out1 });
     const exported = JSON.parse(readFileSync(out1, "utf8"));
@@ -299,12 +301,12 @@ describe("symtrace annotations export", () => {
     expect(c3.final).toMatchObject({ adjudicator: "imported-adjudicator", categories: ["C3", "C4"], primary: "C3" });
 
     const db2 = newDb();
-    cli(["import", BUNDLES], db2);
-    const r = cli(["annotations", "import", out1], db2);
+    (await cli(["import", BUNDLES], db2));
+    const r = (await cli(["annotations", "import", out1], db2));
     expect(r.code).toBe(0);
     expect(r.json).toMatchObject({ imported: { cases: 4, initial: 6, final: 4 }, failed: [] });
     const out2 = path.join(tmp(), "b.json");
-    cli(["annotations", "export", "--out", out2], db2);
+    (await cli(["annotations", "export", "--out", out2], db2));
     expect(JSON.parse(readFileSync(out2, "utf8"))).toEqual(exported);
 
     const tuples = async (url: string) =>
@@ -316,20 +318,20 @@ describe("symtrace annotations export", () => {
     expect(await tuples(db2)).toEqual(await tuples(db1));
   });
 
-  test("--case and --submitted-only; unknown --case is exit 1", () => {
+  test("--case and --submitted-only; unknown --case is exit 1", async () => {
     const db = newDb();
-    cli(["import", BUNDLES], db);
-    cli(["annotations", "import", writeJson(validFile())], db);
+    (await cli(["import", BUNDLES], db));
+    (await cli(["annotations", "import", writeJson(validFile())], db));
     const all = path.join(tmp(), "all.json");
-    expect(cli(["annotations", "export", "--out", all], db).json).toMatchObject({ exported: { cases: 4, initial: 6, final: 1 } });
+    expect((await cli(["annotations", "export", "--out", all], db)).json).toMatchObject({ exported: { cases: 4, initial: 6, final: 1 } });
     const sub = path.join(tmp(), "sub.json");
-    expect(cli(["annotations", "export", "--out", sub, "--submitted-only"], db).json).toMatchObject({ exported: { cases: 2, initial: 6, final: 1 } });
+    expect((await cli(["annotations", "export", "--out", sub, "--submitted-only"], db)).json).toMatchObject({ exported: { cases: 2, initial: 6, final: 1 } });
     const one = path.join(tmp(), "one.json");
-    expect(cli(["annotations", "export", "--out", one, "--case", C2], db).json).toMatchObject({ exported: { cases: 1, initial: 3, final: 1 } });
+    expect((await cli(["annotations", "export", "--out", one, "--case", C2], db)).json).toMatchObject({ exported: { cases: 1, initial: 3, final: 1 } });
     expect(JSON.parse(readFileSync(one, "utf8")).cases[0].caseId).toBe(C2);
-    const bad = cli(["annotations", "export", "--out", one, "--case", "nope/nope"], db);
+    const bad = (await cli(["annotations", "export", "--out", one, "--case", "nope/nope"], db));
     expect(bad.code).toBe(1);
     expect((bad.json?.errors as Json[])[0]).toMatchObject({ path: "--case", message: expect.stringMatching(/no case with bundle id "nope\/nope"/) });
-    expect(cli(["annotations", "export"], db).code).toBe(2);
+    expect((await cli(["annotations", "export"], db)).code).toBe(2);
   });
 });

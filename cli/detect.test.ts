@@ -1,4 +1,3 @@
-import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -7,6 +6,7 @@ import { detectSymptoms } from "../lib/symptoms";
 import { parseJsonText, validateBundle } from "../lib/bundle";
 import { readFileSync } from "node:fs";
 import { messageText, startScriptedOpenAI } from "../lib/testing/scripted-openai";
+import { runSymtraceHere, spawnSymtraceAsync } from "../lib/testing/cli";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(ROOT, "../shared");
@@ -14,27 +14,21 @@ const GOLD = (c: string) => path.join(SHARED, `fixtures/bundles/gold-${c}.bundle
 
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), "symtrace-detect-"));
 
-/** Run the CLI asynchronously (a scripted server in this process must keep answering). */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; json: Record<string, unknown> | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", path.join(ROOT, "cli/symtrace.ts"), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: "file:" + path.join(tmp(), "cli.db"), ...env },
-    });
-    let stdout = "";
-    let stderr = "";
-    p.stdout.on("data", (d) => (stdout += d));
-    p.stderr.on("data", (d) => (stderr += d));
-    p.on("close", (code) => {
-      let json: Record<string, unknown> | null = null;
-      try {
-        json = JSON.parse(stdout);
-      } catch {
-        json = null;
-      }
-      resolve({ code, json, stdout, stderr });
-    });
-  });
+/**
+ * One command in this process (runSymtraceHere; calls made together queue), with `env` set for it;
+ * `spawned`: as its own process (a scripted server in this test keeps answering while it runs).
+ */
+async function cli(args: string[], env: Record<string, string> = {}, o: { spawned?: boolean } = {}): Promise<{ code: number | null; json: Record<string, unknown> | null; stdout: string; stderr: string }> {
+  const { DATABASE_URL, ...rest } = env;
+  const url = DATABASE_URL ?? "file:" + path.join(tmp(), "cli.db");
+  const r = o.spawned ? await spawnSymtraceAsync(args, url, rest) : await runSymtraceHere(args, url, rest);
+  let json: Record<string, unknown> | null = null;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = null;
+  }
+  return { code: r.status, json, stdout: r.stdout, stderr: r.stderr };
 }
 
 describe("symtrace detect", () => {
@@ -69,7 +63,7 @@ describe("symtrace detect", () => {
       cli(["detect", notJson]),
       cli(["detect", badBundle]),
       cli(["detect", "no-such-case-id"]),
-      cli(["detect", GOLD("c1"), "--frobnicate"]),
+      cli(["detect", GOLD("c1"), "--frobnicate"], {}, { spawned: true }),
     ]);
     expect(ww.code).toBe(0);
     expect(ww.json?.anchor).toBeNull(); // no LLM records: nothing replayable

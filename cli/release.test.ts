@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import { spawnSymtrace } from "../lib/testing/cli";
+import { runSymtraceHere, spawnSymtrace } from "../lib/testing/cli";
 import { openDb } from "../lib/db";
 import { migrate } from "../lib/db/migrate";
 import { seedReleaseData } from "../lib/testing/release-seed";
@@ -15,8 +15,9 @@ const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(ROOT, "../shared"
 const tmp = () => mkdtempSync(path.join(os.tmpdir(), "symtrace-release-cli-"));
 const newDb = () => "file:" + path.join(tmp(), "cli.db");
 
-function cli(args: string[], dbUrl: string) {
-  const r = spawnSymtrace(args, dbUrl);
+/** One command in this process (runSymtraceHere); `spawned`: as its own process (spawnSymtrace). */
+async function cli(args: string[], dbUrl: string, o: { spawned?: boolean } = {}) {
+  const r = o.spawned ? spawnSymtrace(args, dbUrl) : await runSymtraceHere(args, dbUrl);
   expect(r.stdout + r.stderr).not.toMatch(/\n\s+at /);
   return { code: r.status, json: JSON.parse(r.stdout) as Record<string, unknown> & { errors?: Array<{ path: string; message: string }> } };
 }
@@ -34,22 +35,22 @@ beforeAll(async () => {
 });
 
 describe("symtrace release", () => {
-  test("export → import into a new database → agreement --from-db gives the release's figures", () => {
+  test("export → import into a new database → agreement --from-db gives the release's figures", async () => {
     const out = path.join(tmp(), "rel");
-    const e = cli(["release", "export", "--out", out, "--status", "all", "--release-version", "1.0.0"], source);
+    const e = (await cli(["release", "export", "--out", out, "--status", "all", "--release-version", "1.0.0"], source));
     expect(e.code).toBe(0);
     expect(e.json).toMatchObject({ ok: true, version: "1.0.0", cases: 6, annotations: { initial: 14, final: 3 }, agreement: { cases: 4, excluded: 1 } });
     expect((e.json.agreement as { primaryCategoryKappa: number }).primaryCategoryKappa).toBeCloseTo(7 / 13, 12);
 
     const target = newDb();
-    const i = cli(["release", "import", out], target);
+    const i = (await cli(["release", "import", out], target));
     expect(i.code).toBe(0);
     expect(i.json).toMatchObject({ ok: true, version: "1.0.0", cases: 6, verified: { bundleHashes: 6, agreement: "equal" } });
-    const a = cli(["agreement", "--from-db"], target);
+    const a = (await cli(["agreement", "--from-db"], target));
     expect(a.code).toBe(0);
     expect(a.json).toEqual(JSON.parse(readFileSync(path.join(out, "agreement.json"), "utf8")).report);
 
-    const again = cli(["release", "import", out], target);
+    const again = (await cli(["release", "import", out], target));
     expect(again.code).toBe(1);
     expect(again.json.errors?.[0].message).toMatch(/^the database is not empty \(6 case\(s\)/);
   });
@@ -65,15 +66,15 @@ describe("symtrace release", () => {
     expect(await run(["publish"])).toMatchObject({ code: 2 });
   });
 
-  test("an empty selection, --parquet with bundles and a missing folder are errors, nothing written", () => {
+  test("an empty selection, --parquet with bundles and a missing folder are errors, nothing written", async () => {
     const db = newDb();
     const out = path.join(tmp(), "none");
-    const r = cli(["release", "export", "--out", out], db);
+    const r = (await cli(["release", "export", "--out", out], db));
     expect(r.code).toBe(1);
     expect(r.json.errors?.[0].message).toMatch(/^no case matches the release filter \(adjudicated/);
     expect(existsSync(out)).toBe(false);
-    expect(cli(["release", "export", "--out", out, "--parquet"], source).code).toBe(2);
-    const m = cli(["release", "import", path.join(tmp(), "absent")], db);
+    expect((await cli(["release", "export", "--out", out, "--parquet"], source)).code).toBe(2);
+    const m = (await cli(["release", "import", path.join(tmp(), "absent")], db, { spawned: true }));
     expect(m.code).toBe(1);
     expect(m.json.errors?.[0].message).toMatch(/is not a folder$/);
   });
