@@ -132,6 +132,15 @@ describe("parallel sub-agents over the Responses API (issue 21 item 4)", () => {
     }
   });
 
+  test("an embeddings call whose input no earlier output holds hangs from the task, not from whichever agent acted last", () => {
+    // E1 (seq 3) embeds the guide's tips; W1 (seq 1) was the last action to complete before it.
+    const task = bundle.graph.nodes.find((n) => n.type === "message" && n.label === "task")!.id;
+    expect(agentOf(3)).toBe("embeddings");
+    expect(dataInto(bundle, nodeOf(3))).toEqual([task]);
+    expect(reaches(bundle, nodeOf(1), nodeOf(3))).toBe(false);
+    expect(reaches(bundle, nodeOf(2), nodeOf(3))).toBe(false);
+  });
+
   test("replay from the weather sub-agent's second call: the guide's second request, waiting for it, is not taken for the target", () => {
     const s = new ReplaySession({ source: bundle, targetNodeId: nodeOf(4), guidance: GUIDANCE });
     serve(s, [0, 1, 2, 3]);

@@ -274,7 +274,11 @@ export class TraceBuilder {
       this.unconsumed = left;
       for (const d of deps) this.edge(d, id, "data");
       if (deps.length === 0) {
-        const prev = (agent ? this.lastActionByAgent.get(agent) : undefined) ?? this.lastAction ?? this.taskNode;
+        // No content dependency: the agent's own last action, else the last action of any agent
+        // (a new agent was started by whoever acted last) — except for an embeddings call, which
+        // is made from inside some agent's tool and names no agent: under concurrency "whoever
+        // acted last" is arrival order, not a dependency, so it hangs from the task alone.
+        const prev = (agent ? this.lastActionByAgent.get(agent) : undefined) ?? (protocol === "openai-embeddings" ? this.taskNode : (this.lastAction ?? this.taskNode));
         if (prev) this.edge(prev, id, "data");
       }
       this.content.setDeps(id, deps);
