@@ -7,18 +7,42 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system-deps.sh
 step() { printf '\n=== %s\n' "$*"; }
-mkdir -p .test-reports e2e-artifacts
-rm -f .test-reports/*.json
+mkdir -p .test-reports e2e-artifacts .test-reports/logs
+rm -f .test-reports/*.json .test-reports/logs/*
 
-step "typecheck"
-npm run -s typecheck
-step "lint"
-npm run -s lint
-step "migrations match prisma/schema.prisma (SQLite and PostgreSQL)"
-npm run -s db:check
+# Steps that do not depend on each other run side by side (each is mostly one core, or waits on a
+# database); each one's output is printed whole, in order, when it ends, and any failure fails CI.
+# bg NAME COMMAND... starts one; finish NAME... waits for them and prints their output.
+declare -A PIDS=()
+bg() { local name=$1; shift; ("$@") >".test-reports/logs/$name.log" 2>&1 & PIDS[$name]=$!; }
+finish() {
+  local failed=0
+  for name in "$@"; do
+    local rc=0
+    wait "${PIDS[$name]}" || rc=$?
+    step "$name"
+    cat ".test-reports/logs/$name.log"
+    if [ "$rc" -ne 0 ]; then echo "!!! $name failed (exit $rc)"; failed=1; fi
+  done
+  return $failed
+}
+
+bg "typecheck" npm run -s typecheck
+bg "lint" npm run -s lint
+bg "migrations match prisma/schema.prisma (SQLite and PostgreSQL)" npm run -s db:check
+finish "typecheck" "lint" "migrations match prisma/schema.prisma (SQLite and PostgreSQL)"
 
 step "unit, CLI and SQLite integration tests (vitest)"
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-reports/vitest.json
+
+# The production build runs beside the PostgreSQL tests (they wait on the server much of the time).
+build() {
+  npx next build
+  # The same stamp scripts/demo.sh writes: a later `npm run demo` on this tree reuses this build
+  # instead of building the same sources again (issue 22 item 10).
+  bash scripts/build-stamp.sh > .next/.symtrace-build
+}
+bg "production build" build
 
 step "PostgreSQL: apply migrations, run lib/db, lib/jobs and release (export/import round trip, AED) integration tests"
 bash scripts/start-postgres.sh symtrace_ci_migrate symtrace_ci_test
@@ -26,11 +50,7 @@ PG=postgresql://symtrace:symtrace@127.0.0.1:${SYMTRACE_PG_PORT:-54329}
 DATABASE_URL=$PG/symtrace_ci_migrate npm run -s db:migrate
 TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs lib/services/release.test.ts lib/services/release-aed.test.ts --reporter=default --reporter=json --outputFile.json=.test-reports/vitest-pg.json
 
-step "production build"
-npx next build
-# The same stamp scripts/demo.sh writes: a later `npm run demo` on this tree reuses this build
-# instead of building the same sources again (issue 22 item 10).
-bash scripts/build-stamp.sh > .next/.symtrace-build
+finish "production build"
 
 step "benchmarks, smoke run (every part at a small size; figures printed, not asserted)"
 BENCH_SMOKE=1 npm run -s bench
