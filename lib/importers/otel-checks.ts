@@ -52,7 +52,7 @@ export function dedupeSpans(spans: OtelSpan[]): { spans: OtelSpan[]; warnings: I
   return { spans: out, warnings };
 }
 
-interface Checked {
+export interface Checked {
   start: Map<string, bigint>;
   end: Map<string, bigint>;
   /** Parent ids as the source declared them (content.parentSpanId), before repairs. */

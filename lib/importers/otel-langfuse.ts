@@ -40,7 +40,7 @@ export function langfuseToTrace(
   const full = arr(value.observations).map((o, i) => ({ o, path: `$.observations[${i}]` }));
   const slim = arr(t.observations).map((o, i) => ({ o, path: `$.trace.observations[${i}]` }));
   // Top-level copies are all kept (a conflicting or identical re-export of one id is resolved by
-  // dedupeSpans in otel-spans.ts); a slim copy only fills in an id missing from the top level.
+  // dedupeSpans in otel-checks.ts); a slim copy only fills in an id missing from the top level.
   const seen = new Map<string, { o: Rec; path: string }>();
   const kept: Array<{ o: Rec; path: string }> = [];
   let dupes = 0;

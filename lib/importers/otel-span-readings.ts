@@ -5,7 +5,7 @@
  */
 import { type ChatMessage, normalizeMessages } from "./otel-messages";
 import type { OtelSpan, SpanCategory } from "./otel-types";
-import { type ArgumentsNote, classifyArguments, isRec, type Rec, str } from "./otel-values";
+import { type ArgumentsNote, classifyArguments, isRec, type Rec, str, unflattenIndexed } from "./otel-values";
 
 /** Category from OpenInference `openinference.span.kind` or GenAI `gen_ai.operation.name`. */
 export function categoryFromAttributes(attrs: Rec): { category: SpanCategory; kind: string } | null {
@@ -162,7 +162,7 @@ const MAS_BY_SCOPE: Array<[RegExp, string]> = [
 ];
 const GENERIC_SCOPE = /^(langfuse-sdk|opentelemetry|io\.opentelemetry|logfire)/i;
 
-export function masOf(spansInOrder: OtelSpan[]): { mas: string | null; scope: OtelSpan["scope"] } {
+export function masOf(spansInOrder: readonly OtelSpan[]): { mas: string | null; scope: OtelSpan["scope"] } {
   for (const s of spansInOrder) {
     if (!s.scope) continue;
     const hit = MAS_BY_SCOPE.find(([re]) => re.test(s.scope!.name));
@@ -170,4 +170,31 @@ export function masOf(spansInOrder: OtelSpan[]): { mas: string | null; scope: Ot
   }
   const other = spansInOrder.find((s) => s.scope && !GENERIC_SCOPE.test(s.scope.name));
   return other?.scope ? { mas: other.scope.name, scope: other.scope } : { mas: null, scope: null };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-span readings used by several phases of traceToCase
+// ---------------------------------------------------------------------------------------------
+
+/** What traceToCase reads once per span: attributes with indexed keys as arrays, LLM messages. */
+export interface SpanReadings {
+  /** Each span's attributes with `a.0.b` keys unflattened into arrays (unflattenIndexed). */
+  unflat: Map<string, Rec>;
+  /** Each LLM span's input messages (null: none readable); only LLM spans have an entry. */
+  inMsgs: Map<string, ChatMessage[] | null>;
+  /** Each LLM span's output messages (null: none readable); only LLM spans have an entry. */
+  outMsgs: Map<string, ChatMessage[] | null>;
+}
+
+/** Read every span's unflattened attributes and every LLM span's input and output messages. */
+export function readSpans(spans: readonly OtelSpan[]): SpanReadings {
+  const unflat = new Map(spans.map((s) => [s.id, unflattenIndexed(s.attributes)]));
+  const inMsgs = new Map<string, ChatMessage[] | null>();
+  const outMsgs = new Map<string, ChatMessage[] | null>();
+  for (const s of spans) {
+    if (s.category !== "llm") continue;
+    inMsgs.set(s.id, inputMessagesOf(s, unflat.get(s.id)!));
+    outMsgs.set(s.id, outputMessagesOf(s, unflat.get(s.id)!));
+  }
+  return { unflat, inMsgs, outMsgs };
 }

@@ -1,7 +1,7 @@
 /**
  * Start time, duration and tokens of a node, for the timeline (issue 11 item 7a). Pure.
  *
- * Read from node content as the OTel/Langfuse importer writes it (`lib/importers/otel-spans.ts`):
+ * Read from node content as the OTel/Langfuse importer writes it (`lib/importers/otel-nodes.ts`):
  * `startTime` (OTLP nanoseconds since the epoch as a digit string, or a Langfuse ISO-8601 time),
  * `durationNs` (exact nanoseconds as a digit string) and `usage` (token counts under OpenInference /
  * GenAI / Langfuse / OpenAI keys). Nodes without these fields (Who&When, MAD) have no timing.
