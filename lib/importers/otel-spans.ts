@@ -11,7 +11,7 @@
  *
  * Source: the langfuse_framework_traces dataset notes (SOURCE.md) §"Mapping to an
  * event-dependency graph" and §"Things to handle"; OpenInference and OTel GenAI semantic
- * conventions for the attribute names. See otel.md for the mapping in plain words.
+ * conventions for the attribute names. The mapping in plain words: README.md, "OpenTelemetry importer".
  */
 import { checkSpans, dedupeSpans } from "./otel-checks";
 import { assembleCase } from "./otel-case";

@@ -5,7 +5,7 @@
  *
  * Both shapes are read into one span list (otel-langfuse.ts, otel-otlp.ts) and mapped to nodes,
  * edges and records once (otel-spans.ts). Source: the langfuse_framework_traces dataset notes
- * (SOURCE.md); the mapping is described in otel.md.
+ * (SOURCE.md); the mapping is described in README.md, "OpenTelemetry importer".
  */
 import { parseImportText } from "./parse";
 import type { ImportedCase, ImportFailure, ImportFileResult } from "./types";
