@@ -9,10 +9,11 @@
  *           └── release (shutdown) ───┘   after MAX_ATTRIBUTION_JOB_CLAIMS: error
  *         error ──rerun (startAttributionRun)──▶ queued          done: never run again
  *   run:  running ──budget reached (finish)──▶ budget-exhausted (queued jobs stay queued: "not run")
- *           │ no job queued or running ──▶ finished;   a rerun sets the budget again ──▶ running
+ *           │ no job queued or running ──▶ finished (seen by the CLI's wait and the workers' sweep);
+ *           │ a rerun sets the budget again ──▶ running
  *
  * Budget: the run's HTTP calls and tokens (`spentCalls` / `spentTokens`, added by each finished job
- * in the same transaction as its result) against `maxCalls` / `maxTokens`; once reached, no job of
+ * before its result is recorded) against `maxCalls` / `maxTokens`; once reached, no job of
  * the run is claimed any more (the claim requires status running). Jobs already running finish, so
  * a cap can be passed by at most the jobs running when it is reached.
  *
@@ -294,39 +295,39 @@ export async function getAttributionRunCase(db: Db, runCaseId: string): Promise<
 }
 
 /**
- * Record a job's result — only by the holder of its lease (a worker that lost it records nothing)
- * — and add its HTTP calls and tokens to the run's spending in the same transaction; when that
- * reaches a cap the run becomes budget-exhausted (no further claim). Then the run is finished
- * when no job is queued or running.
+ * Record a job's result — only by the holder of its lease (a worker that lost it records nothing).
+ * Its HTTP calls and tokens are added to the run's spending first, whether or not the result is
+ * recorded (the calls were made; a job run again after a crash finds them in the call cache and
+ * spends nothing), so no transaction is needed; when that reaches a cap the run becomes
+ * budget-exhausted (no further claim). The run turns finished through
+ * {@link completeAttributionRunIfDone} (the foreground CLI's wait, every worker's sweep).
  * @param spent HTTP calls the endpoint answered for this job and their tokens (error jobs too)
  * @returns recorded, and whether the run's budget is now exhausted
  */
 export async function finishAttributionJob(db: Db, job: Pick<ClaimedAttributionJob, "id" | "runId">, owner: string, result: CaseResult, spent: { httpCalls: number; tokens: number }): Promise<{ recorded: boolean; budgetExhausted: boolean }> {
-  const now = new Date();
-  const r = await db.$transaction(async (tx) => {
-    const ok = await updateHeld(tx, ATTRIBUTION_JOB_LEASE, job.id, owner, {
-      status: result.status === "done" ? "done" : "error",
-      resultJson: JSON.stringify(result),
-      error: result.status === "done" ? null : result.error,
-      httpCalls: spent.httpCalls,
-      tokens: spent.tokens,
-      leaseUntil: null,
-      finishedAt: now,
-    });
-    if (!ok) return { recorded: false, budgetExhausted: false };
-    if (!spent.httpCalls && !spent.tokens) return { recorded: true, budgetExhausted: false };
-    const run = await tx.attributionRun.update({ where: { id: job.runId }, data: { spentCalls: { increment: spent.httpCalls }, spentTokens: { increment: spent.tokens } } });
-    if (!overBudget(run)) return { recorded: true, budgetExhausted: false };
-    await tx.attributionRun.updateMany({ where: { id: job.runId, status: "running" }, data: { status: "budget-exhausted" } });
-    return { recorded: true, budgetExhausted: true };
+  let budgetExhausted = false;
+  if (spent.httpCalls || spent.tokens) {
+    const run = await db.attributionRun.update({ where: { id: job.runId }, data: { spentCalls: { increment: spent.httpCalls }, spentTokens: { increment: spent.tokens } } });
+    if (overBudget(run)) {
+      budgetExhausted = true;
+      await db.attributionRun.updateMany({ where: { id: job.runId, status: "running" }, data: { status: "budget-exhausted" } });
+    }
+  }
+  const recorded = await updateHeld(db, ATTRIBUTION_JOB_LEASE, job.id, owner, {
+    status: result.status === "done" ? "done" : "error",
+    resultJson: JSON.stringify(result),
+    error: result.status === "done" ? null : result.error,
+    httpCalls: spent.httpCalls,
+    tokens: spent.tokens,
+    leaseUntil: null,
+    finishedAt: new Date(),
   });
-  if (r.recorded) await completeAttributionRunIfDone(db, job.runId);
-  return r;
+  return { recorded, budgetExhausted };
 }
 
 /**
- * running | budget-exhausted → finished when no job of the run is queued or running (a
- * conditional update: run after each finish's commit, so the last finisher always sees it).
+ * running | budget-exhausted → finished when no job of the run is queued or running (one
+ * conditional update; called by the foreground CLI while it waits, by the sweep and at start).
  * @returns true when this call finished it
  */
 export async function completeAttributionRunIfDone(db: Db, runId: string): Promise<boolean> {

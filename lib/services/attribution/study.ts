@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { ATTRIBUTORS, attributionCaseFromBundle, buildTable, formatTable, LATER_BEST, type AttributionCase, type AttributionLlm, type AttributorName, type TableRow } from "../../attribution";
-import { attributionRunResults, getAttributionRunById, listClaimableAttributionJobIds, startAttributionRun, type AttributionPlanItem, type AttributionRunView, type Db } from "../../db";
+import { attributionRunResults, completeAttributionRunIfDone, getAttributionRunById, listClaimableAttributionJobIds, startAttributionRun, type AttributionPlanItem, type AttributionRunView, type Db } from "../../db";
 import { importText } from "../../importers";
 import { createWorker, enqueueJobs, newWorkerId } from "../../jobs";
 
@@ -125,7 +125,8 @@ export async function runAttributionStudy(o: RunStudyOptions): Promise<StudyRepo
   worker.start();
   try {
     for (;;) {
-      const r = await o.db.attributionRun.findUnique({ where: { id: runId }, select: { status: true, jobs: { where: { status: { in: ["queued", "running"] } }, select: { status: true }, take: 1 } } });
+      await completeAttributionRunIfDone(o.db, runId);
+      const r = await o.db.attributionRun.findUnique({ where: { id: runId }, select: { status: true } });
       if (!r || r.status === "finished") break;
       if (r.status === "budget-exhausted" && !(await o.db.attributionJob.count({ where: { runId, status: "running" } }))) break;
       await new Promise((ok) => setTimeout(ok, 250));
