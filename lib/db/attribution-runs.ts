@@ -24,7 +24,7 @@
 import type { AttributionCase, AttributorName, CaseResult, GroundTruthSetting, Subset } from "../attribution";
 import { InputError } from "../input-error";
 import type { Db } from "./client";
-import { claimLease, claimNextLease, closeExpired, listClaimable, listExpired, renewLease, updateHeld, type LeaseTable } from "./leases";
+import { claimLease, closeExpired, listClaimable, listClaimableRows, listExpired, renewLease, updateHeld, type LeaseTable } from "./leases";
 
 export const ATTRIBUTION_JOB_STATUSES = ["queued", "running", "done", "error"] as const;
 export type AttributionJobStatus = (typeof ATTRIBUTION_JOB_STATUSES)[number];
@@ -252,10 +252,15 @@ export interface AttributionClaimScope {
 }
 const scopeOf = (o: AttributionClaimScope) => ({ run: { runner: o.runner ?? null }, ...(o.runId ? { runId: o.runId } : {}) });
 
-async function claimed(db: Db, id: string): Promise<ClaimedAttributionJob | null> {
-  const j = await db.attributionJob.findUnique({ where: { id }, select: { id: true, runId: true, runCaseId: true, attributor: true, groundTruth: true, claims: true } });
-  return j ? { ...j, attributor: j.attributor as AttributorName, groundTruth: j.groundTruth as GroundTruthSetting } : null;
-}
+const JOB_SELECT = { id: true, runId: true, runCaseId: true, attributor: true, groundTruth: true, claims: true } as const;
+const toClaimed = (j: Record<string, unknown>): ClaimedAttributionJob => ({
+  id: j.id as string,
+  runId: j.runId as string,
+  runCaseId: j.runCaseId as string,
+  attributor: j.attributor as AttributorName,
+  groundTruth: j.groundTruth as GroundTruthSetting,
+  claims: j.claims as number,
+});
 
 /**
  * Claim job `id` for `owner` with a lease of `leaseMs`: from queued, or from running with an
@@ -263,13 +268,38 @@ async function claimed(db: Db, id: string): Promise<ClaimedAttributionJob | null
  * @returns the claimed job, or null
  */
 export async function claimAttributionJob(db: Db, id: string, owner: string, leaseMs: number, o: AttributionClaimScope = {}): Promise<ClaimedAttributionJob | null> {
-  return (await claimLease(db, ATTRIBUTION_JOB_LEASE, id, owner, leaseMs, { scope: scopeOf(o) })) ? claimed(db, id) : null;
+  if (!(await claimLease(db, ATTRIBUTION_JOB_LEASE, id, owner, leaseMs, { scope: scopeOf(o) }))) return null;
+  const j = await db.attributionJob.findUnique({ where: { id }, select: JOB_SELECT });
+  return j ? toClaimed(j) : null;
+}
+
+/**
+ * A claimer for one worker: it claims the oldest claimable job in scope from a batch of
+ * candidates read at once (one read per `batch` claims instead of one per claim, which halves the
+ * queries of a 1,840-job run); a candidate another worker took meanwhile fails its conditional
+ * claim and is skipped; an empty batch is read again.
+ * @returns claimNext(db, owner, leaseMs): the claimed job, or null when nothing in scope is claimable
+ */
+export function attributionJobClaimer(o: AttributionClaimScope & { batch?: number } = {}): (db: Db, owner: string, leaseMs: number) => Promise<ClaimedAttributionJob | null> {
+  let batch: ClaimedAttributionJob[] = [];
+  return async (db, owner, leaseMs) => {
+    for (let round = 0; round < 3; round++) {
+      if (!batch.length) {
+        batch = (await listClaimableRows(db, ATTRIBUTION_JOB_LEASE, { leaseMs, take: o.batch ?? 32, scope: scopeOf(o), select: JOB_SELECT })).map(toClaimed);
+        if (!batch.length) return null;
+      }
+      while (batch.length) {
+        const j = batch.shift()!;
+        if (await claimLease(db, ATTRIBUTION_JOB_LEASE, j.id, owner, leaseMs, { scope: scopeOf(o) })) return { ...j, claims: j.claims + 1 };
+      }
+    }
+    return null;
+  };
 }
 
 /** Claim the oldest claimable job in scope, or null. */
-export async function claimNextAttributionJob(db: Db, owner: string, leaseMs: number, o: AttributionClaimScope = {}): Promise<ClaimedAttributionJob | null> {
-  const id = await claimNextLease(db, ATTRIBUTION_JOB_LEASE, owner, leaseMs, { scope: scopeOf(o) });
-  return id ? claimed(db, id) : null;
+export function claimNextAttributionJob(db: Db, owner: string, leaseMs: number, o: AttributionClaimScope = {}): Promise<ClaimedAttributionJob | null> {
+  return attributionJobClaimer({ ...o, batch: 8 })(db, owner, leaseMs);
 }
 
 /** Ids of claimable jobs of unreserved runs (of run `o.runId` when given), oldest first (enqueueing, re-sending queue jobs). */

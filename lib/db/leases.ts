@@ -84,14 +84,21 @@ export async function claimLease(db: DbLike, t: LeaseTable, id: string, owner: s
  * @param o.scope an extra condition (e.g. one experiment)
  */
 export async function listClaimable(db: DbLike, t: LeaseTable, o: { leaseMs: number; take?: number; olderThanMs?: number; scope?: Where }): Promise<string[]> {
+  return (await listClaimableRows(db, t, { ...o, select: { id: true } })).map((r) => r.id as string);
+}
+
+/**
+ * Claimable rows with the columns of `o.select`, oldest first (as listClaimable): a worker that
+ * claims from a batch of candidates (claimLease each) reads them once instead of once per claim.
+ */
+export async function listClaimableRows(db: DbLike, t: LeaseTable, o: { leaseMs: number; take?: number; olderThanMs?: number; scope?: Where; select: Record<string, true> }): Promise<Array<Record<string, unknown>>> {
   const now = new Date();
-  const rows = await delegate(db, t).findMany({
+  return delegate(db, t).findMany({
     where: claimableWhere(t, now, o.leaseMs, { scope: o.scope, ...(o.olderThanMs ? { queuedBefore: new Date(now.getTime() - o.olderThanMs) } : {}) }),
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: o.take ?? 1000,
-    select: { id: true },
+    select: { id: true, ...o.select },
   });
-  return rows.map((r) => r.id as string);
 }
 
 /**

@@ -18,8 +18,8 @@ import type { ReplayBundle } from "../../bundle";
 import type { Db } from "../../db/client";
 import {
   ATTRIBUTION_JOB_LEASE,
+  attributionJobClaimer,
   claimAttributionJob,
-  claimNextAttributionJob,
   finishAttributionJob,
   getAttributionRunCase,
   listClaimableAttributionJobIds,
@@ -67,6 +67,7 @@ export function countingLlm(llm: AttributionLlm): AttributionLlm & { spent: { ht
 /** The attribution job kind. */
 export function attributionKind(o: AttributionKindOptions = {}): JobKind<ClaimedAttributionJob> {
   const scope = { runner: o.runner ?? null, runId: o.runId };
+  const claimNext = attributionJobClaimer(scope);
   const plans = new Map<string, Promise<{ plan: AttributionRunPlan; llm: AttributionLlm | null }>>();
   const cases = new Map<string, AttributionCase>();
 
@@ -106,7 +107,7 @@ export function attributionKind(o: AttributionKindOptions = {}): JobKind<Claimed
     leaseMs: DEFAULT_ATTRIBUTION_LEASE_MS,
     cancel: "soft",
     claim: (db, id, owner, leaseMs) => claimAttributionJob(db, id, owner, leaseMs, scope),
-    claimNext: (db, owner, leaseMs) => claimNextAttributionJob(db, owner, leaseMs, scope),
+    claimNext: (db, owner, leaseMs) => claimNext(db, owner, leaseMs),
     claimable: (db, c) => listClaimableAttributionJobIds(db, { olderThanMs: c.olderThanMs }),
     renew: async (db, id, owner, leaseMs) => ({ owned: await renewAttributionJobLease(db, id, owner, leaseMs), cancel: false }),
     release: (db, id, owner) => releaseAttributionJob(db, id, owner),
