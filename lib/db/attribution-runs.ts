@@ -317,11 +317,18 @@ export function releaseAttributionJob(db: Db, id: string, owner: string): Promis
   return updateHeld(db, ATTRIBUTION_JOB_LEASE, id, owner, { status: "queued", workerId: null, leaseUntil: null });
 }
 
-/** The case of a job: its bundle (JSON text) and label. @throws Error when the row is gone */
-export async function getAttributionRunCase(db: Db, runCaseId: string): Promise<{ caseId: string; subset: Subset; bundleJson: string }> {
-  const c = await db.attributionRunCase.findUnique({ where: { id: runCaseId }, select: { caseId: true, subset: true, bundleJson: true } });
+/** The case of a job: its bundle (JSON text), subset and label. @throws Error when the row is gone */
+export async function getAttributionRunCase(db: Db, runCaseId: string): Promise<{ caseId: string; subset: Subset; reference: CaseResult["reference"]; bundleJson: string }> {
+  const c = await db.attributionRunCase.findUnique({ where: { id: runCaseId }, select: { caseId: true, subset: true, referenceJson: true, bundleJson: true } });
   if (!c) throw new Error(`attribution case ${runCaseId} no longer exists`);
-  return { ...c, subset: c.subset as Subset };
+  return { caseId: c.caseId, subset: c.subset as Subset, reference: JSON.parse(c.referenceJson) as CaseResult["reference"], bundleJson: c.bundleJson };
+}
+
+/** The plan of a run (model, upstream, protocol, seed, …). @throws Error when the run is gone */
+export async function getAttributionRunPlan(db: Db, runId: string): Promise<AttributionRunPlan> {
+  const r = await db.attributionRun.findUnique({ where: { id: runId }, select: { planJson: true } });
+  if (!r) throw new Error(`attribution run ${runId} no longer exists`);
+  return JSON.parse(r.planJson) as AttributionRunPlan;
 }
 
 /**
@@ -363,6 +370,18 @@ export async function finishAttributionJob(db: Db, job: Pick<ClaimedAttributionJ
 export async function completeAttributionRunIfDone(db: Db, runId: string): Promise<boolean> {
   const u = await db.attributionRun.updateMany({ where: { id: runId, status: { in: ["running", "budget-exhausted"] }, jobs: { none: { status: { in: ["queued", "running"] } } } }, data: { status: "finished" } });
   return u.count === 1;
+}
+
+/**
+ * What a foreground run waits on: the run finished first when nothing is queued or running
+ * ({@link completeAttributionRunIfDone}), then its status and how many of its jobs run now.
+ * @returns null when the run is gone
+ */
+export async function attributionRunState(db: Db, runId: string): Promise<{ status: AttributionRunStatus; running: number } | null> {
+  await completeAttributionRunIfDone(db, runId);
+  const r = await db.attributionRun.findUnique({ where: { id: runId }, select: { status: true } });
+  if (!r) return null;
+  return { status: r.status as AttributionRunStatus, running: await db.attributionJob.count({ where: { runId, status: "running" } }) };
 }
 
 /**

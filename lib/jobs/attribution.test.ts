@@ -3,8 +3,9 @@
  * process on a fresh test database: a dead worker's job is taken over once its lease expired and
  * the dead worker's late result is not recorded; a job whose worker died three times is closed as
  * an error by the sweep and retried by the next start; a run reserved for a runner is invisible to
- * ordinary workers; the budget stops claims and a start with room continues; spending counts the
- * endpoint's answers, not the cache; the page's read functions. Cases: two Hand-Crafted Who&When
+ * ordinary workers; the budget stops claims and a start with room continues; a stored case that
+ * cannot be read is an error result; spending counts the endpoint's answers, not the cache; the
+ * page's read functions. Cases: two Hand-Crafted Who&When
  * files; the LLM is a labelled FAKE (fixed reply), never a model.
  */
 import { readFileSync } from "node:fs";
@@ -131,6 +132,18 @@ describe("attribution jobs on the job layer", () => {
     expect(await getAttributionRun(h.db, "budget")).toMatchObject({ status: "finished", spent: { httpCalls: 2, tokens: 24 }, progress: { done: 2, queued: 0 } });
   });
 
+  test("a stored case that cannot be read is an error result of its job, with the case's label", async () => {
+    const { run } = await startAttributionRun(h.db, input("unreadable", { cases: cases.slice(0, 1) }));
+    await h.db.attributionRunCase.updateMany({ where: { runId: run.id }, data: { bundleJson: "{}" } });
+    const worker = createWorker("attribution", { db: h.db, runner: "test-unreadable", log: () => {} });
+    const id = await worker.runNext();
+    const job = await h.db.attributionJob.findUniqueOrThrow({ where: { id: id! } });
+    expect(job.status).toBe("error");
+    expect(job.error).toMatch(/^the stored case cannot be read: /);
+    expect(JSON.parse(job.resultJson!)).toMatchObject({ status: "error", caseId: cases[0].caseId, subset: "Hand-Crafted", reference: cases[0].reference });
+    expect(worker.counts).toEqual({ error: 1 });
+  });
+
   test("countingLlm counts what the endpoint answered, not what the cache did", async () => {
     const c = countingLlm(fakeLlm((r) => r.messages[0].content === "cached"));
     const ask = (content: string) => c.complete({ model: "m", temperature: 0, messages: [{ role: "user", content }] });
@@ -142,7 +155,7 @@ describe("attribution jobs on the job layer", () => {
 
   test("the page's runs: listed by name with progress; an unknown or malformed name has no table", async () => {
     const names = (await listAttributionRuns(h.db)).map((r) => [r.name, r.progress.done, r.progress.total]);
-    expect(names).toEqual([["budget", 2, 2], ["reserved", 1, 1], ["takeover", 2, 2], ["thrice", 1, 1]]);
+    expect(names).toEqual([["budget", 2, 2], ["reserved", 1, 1], ["takeover", 2, 2], ["thrice", 1, 1], ["unreadable", 0, 1]]);
     expect(await attributionRunTable(h.db, "nope")).toBeNull();
     expect(await attributionRunTable(h.db, "../etc")).toBeNull();
   });

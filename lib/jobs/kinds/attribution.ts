@@ -5,8 +5,9 @@
  * expired (claims + 1; the third death → error, retried by the next start of the run). Only the
  * lease holder records, so a job is counted once.
  *
- * Handler: the run's plan (model, protocol, seed; cached per run) and the case (its stored bundle
- * → attributionCaseFromBundle; a few hundred kept in memory) → `ATTRIBUTORS[a].attribute` through
+ * Handler: the run's plan (model, protocol, seed; cached per run for a minute) and the case (its
+ * stored bundle → attributionCaseFromBundle; a few hundred kept in memory; one that cannot be
+ * read is an error result) → `ATTRIBUTORS[a].attribute` through
  * the model client (injected, or made from the plan with this process's API key and call cache:
  * lib/services/attribution/llm.ts, so a cached call is never asked again) wrapped to count the
  * HTTP calls and tokens of this job → finishAttributionJob: the CaseResult (done, or error with the
@@ -22,6 +23,7 @@ import {
   claimAttributionJob,
   finishAttributionJob,
   getAttributionRunCase,
+  getAttributionRunPlan,
   listClaimableAttributionJobIds,
   releaseAttributionJob,
   renewAttributionJobLease,
@@ -37,6 +39,8 @@ export const ATTRIBUTION_QUEUE = JOB_QUEUES.attribution.name;
 export const DEFAULT_ATTRIBUTION_LEASE_MS = 30_000;
 /** Parsed cases kept per process (a run has at most a few hundred; 184 for Who&When). */
 const CASE_CACHE_SIZE = 512;
+/** A run's plan is read again after this long (a new start may point it at another upstream). */
+const PLAN_TTL_MS = 60_000;
 
 export interface AttributionKindOptions {
   /** The model client of every job (the CLI's, whose cache statistics it prints); default: one per run from its plan (lib/services/attribution/llm.ts). */
@@ -64,39 +68,51 @@ export function countingLlm(llm: AttributionLlm): AttributionLlm & { spent: { ht
   };
 }
 
+/** What a job reads of its case: the label (always) and the parsed case, or why it cannot be read. */
+interface LoadedCase {
+  base: Pick<CaseResult, "caseId" | "subset" | "reference">;
+  case: AttributionCase | null;
+  error: string | null;
+}
+
 /** The attribution job kind. */
 export function attributionKind(o: AttributionKindOptions = {}): JobKind<ClaimedAttributionJob> {
   const scope = { runner: o.runner ?? null, runId: o.runId };
   const claimNext = attributionJobClaimer(scope);
-  const plans = new Map<string, Promise<{ plan: AttributionRunPlan; llm: AttributionLlm | null }>>();
-  const cases = new Map<string, AttributionCase>();
+  const plans = new Map<string, { at: number; p: Promise<{ plan: AttributionRunPlan; llm: AttributionLlm | null }> }>();
+  const cases = new Map<string, LoadedCase>();
 
-  /** The run's plan and its model client (once per run and process). */
+  /** The run's plan and its model client (per run, read again after PLAN_TTL_MS: a restart may change the upstream). */
   const runOf = (db: Db, runId: string) => {
-    let p = plans.get(runId);
-    if (!p) {
-      p = (async () => {
-        const r = await db.attributionRun.findUnique({ where: { id: runId }, select: { planJson: true } });
-        if (!r) throw new Error(`attribution run ${runId} no longer exists`);
-        const plan = JSON.parse(r.planJson) as AttributionRunPlan;
-        if (o.llm !== undefined) return { plan, llm: o.llm };
-        if (!plan.model || !plan.upstream) return { plan, llm: null };
-        const { attributionLlmSettings, createAttributionLlm, parseAttributionProtocol } = await import("../../services/attribution/llm");
-        const s = attributionLlmSettings();
-        return { plan, llm: createAttributionLlm({ upstream: plan.upstream, model: plan.model, apiKey: s.apiKey, protocol: parseAttributionProtocol(plan.protocol, "the run's protocol"), cacheDir: s.cacheDir }) };
-      })();
-      p.catch(() => plans.delete(runId));
-      plans.set(runId, p);
-    }
+    const hit = plans.get(runId);
+    if (hit && Date.now() - hit.at < PLAN_TTL_MS) return hit.p;
+    const p = (async () => {
+      const plan = await getAttributionRunPlan(db, runId);
+      if (o.llm !== undefined) return { plan, llm: o.llm };
+      if (!plan.model || !plan.upstream) return { plan, llm: null };
+      const { attributionLlmSettings, createAttributionLlm, parseAttributionProtocol } = await import("../../services/attribution/llm");
+      const s = attributionLlmSettings();
+      return { plan, llm: createAttributionLlm({ upstream: plan.upstream, model: plan.model, apiKey: s.apiKey, protocol: parseAttributionProtocol(plan.protocol, "the run's protocol"), cacheDir: s.cacheDir }) };
+    })();
+    p.catch(() => plans.delete(runId));
+    plans.set(runId, { at: Date.now(), p });
     return p;
   };
-  const caseOf = async (db: Db, runCaseId: string) => {
+  /** The case (stored rows never change: kept for CASE_CACHE_SIZE cases). */
+  const caseOf = async (db: Db, runCaseId: string): Promise<LoadedCase> => {
     const hit = cases.get(runCaseId);
     if (hit) return hit;
-    const c = attributionCaseFromBundle(JSON.parse((await getAttributionRunCase(db, runCaseId)).bundleJson) as ReplayBundle);
+    const row = await getAttributionRunCase(db, runCaseId);
+    const base = { caseId: row.caseId, subset: row.subset, reference: row.reference };
+    let loaded: LoadedCase;
+    try {
+      loaded = { base, case: attributionCaseFromBundle(JSON.parse(row.bundleJson) as ReplayBundle), error: null };
+    } catch (e) {
+      loaded = { base, case: null, error: `the stored case cannot be read: ${errorText(e)}` };
+    }
     if (cases.size >= CASE_CACHE_SIZE) cases.delete(cases.keys().next().value as string);
-    cases.set(runCaseId, c);
-    return c;
+    cases.set(runCaseId, loaded);
+    return loaded;
   };
 
   return {
@@ -121,20 +137,21 @@ async function runJob(
   j: ClaimedAttributionJob,
   ctx: JobContext,
   runOf: (db: Db, runId: string) => Promise<{ plan: AttributionRunPlan; llm: AttributionLlm | null }>,
-  caseOf: (db: Db, runCaseId: string) => Promise<AttributionCase>,
+  caseOf: (db: Db, runCaseId: string) => Promise<LoadedCase>,
 ): Promise<void> {
   const spec = ATTRIBUTORS[j.attributor];
   let result: CaseResult;
   let spent = { httpCalls: 0, tokens: 0 };
   const c = await caseOf(ctx.db, j.runCaseId);
-  const base = { attributor: j.attributor, groundTruth: j.groundTruth, caseId: c.caseId, subset: c.subset, reference: c.reference };
+  const base = { attributor: j.attributor, groundTruth: j.groundTruth, ...c.base };
   try {
     if (!spec) throw new Error(`unknown attributor ${j.attributor}`);
+    if (!c.case) throw new Error(c.error ?? "no case");
     const { plan, llm } = await runOf(ctx.db, j.runId);
     if (spec.usesLlm && !llm) throw new Error(`${j.attributor} needs an endpoint and the run has none`);
     const counted = llm ? countingLlm(llm) : null;
     try {
-      const a = await spec.attribute(c, { llm: counted ?? undefined, withGroundTruth: j.groundTruth === "with", seed: plan.seed });
+      const a = await spec.attribute(c.case, { llm: counted ?? undefined, withGroundTruth: j.groundTruth === "with", seed: plan.seed });
       result = { ...base, status: "done", attribution: a, error: null };
     } finally {
       if (counted) spent = counted.spent;
@@ -148,6 +165,6 @@ async function runJob(
   const r = await finishAttributionJob(ctx.db, j, ctx.workerId, result, spent);
   if (!r.recorded) return;
   ctx.count(result.status);
-  if (result.status === "error") ctx.log(`attribution ${j.id} ${j.attributor}/${j.groundTruth}/${c.caseId}: ${result.error} [${ctx.workerId}]`);
+  if (result.status === "error") ctx.log(`attribution ${j.id} ${j.attributor}/${j.groundTruth}/${c.base.caseId}: ${result.error} [${ctx.workerId}]`);
   if (r.budgetExhausted) ctx.count("budget-exhausted");
 }

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { ATTRIBUTORS, attributionCaseFromBundle, buildTable, formatTable, LATER_BEST, type AttributionCase, type AttributionLlm, type AttributorName, type TableRow } from "../../attribution";
-import { attributionRunResults, completeAttributionRunIfDone, getAttributionRunById, listClaimableAttributionJobIds, startAttributionRun, type AttributionPlanItem, type AttributionRunView, type Db } from "../../db";
+import { attributionRunResults, attributionRunState, getAttributionRunById, listClaimableAttributionJobIds, startAttributionRun, type AttributionPlanItem, type AttributionRunView, type Db } from "../../db";
 import { importText } from "../../importers";
 import { createWorker, enqueueJobs, newWorkerId } from "../../jobs";
 
@@ -124,11 +124,10 @@ export async function runAttributionStudy(o: RunStudyOptions): Promise<StudyRepo
   const worker = createWorker("attribution", { db: o.db, llm: o.llm, runId, runner, concurrency: Math.max(1, o.concurrency ?? 4), idlePollMs: 200, leaseMs: o.leaseMs, log: o.log });
   worker.start();
   try {
+    // Until nothing is left to run here: finished, or stopped by the budget with no job running.
     for (;;) {
-      await completeAttributionRunIfDone(o.db, runId);
-      const r = await o.db.attributionRun.findUnique({ where: { id: runId }, select: { status: true } });
-      if (!r || r.status === "finished") break;
-      if (r.status === "budget-exhausted" && !(await o.db.attributionJob.count({ where: { runId, status: "running" } }))) break;
+      const r = await attributionRunState(o.db, runId);
+      if (!r || r.status === "finished" || (r.status === "budget-exhausted" && r.running === 0)) break;
       await new Promise((ok) => setTimeout(ok, 250));
     }
   } finally {
