@@ -2,45 +2,35 @@
  * `symtrace detect --eval --attribution --dir <file-or-dir>... [options]`: the failure-attribution
  * benchmark on Who&When (issue 24; lib/attribution, lib/services/attribution). Thin.
  *
+ * The study is a run in the database (DATABASE_URL or data/symtrace.db; lib/db/attribution-runs.ts)
+ * found by its name: created, or resumed (done jobs are kept, failed ones retried, missing ones
+ * added). In the foreground an in-process worker of the job layer (lib/jobs kind "attribution")
+ * runs its jobs; `--background` only queues them for the workers (the app's, `npm run worker`).
+ *
  * Options: --methods a,b,… (random, last, rules, rules+judge, all-at-once, step-by-step,
  * binary-search; default all, or only the non-LLM ones when no endpoint is configured),
- * --ground-truth with|without|both (default both), --run-dir D (default data/attribution/<model>),
- * --max-calls N, --max-tokens N (budget of HTTP calls/tokens of this run), --concurrency N
- * (default 4), --seed S (default 20260512), --csv <file>, --background (run detached, return at
- * once with the run directory and pid), --upstream <url> / --model M / --protocol
+ * --ground-truth with|without|both (default both), --run NAME (default the model id, or
+ * "baselines"), --max-calls N, --max-tokens N (budget of the whole run: HTTP calls/tokens, cached
+ * calls not counted; each start sets it, absent = none), --concurrency N (default 4), --seed S
+ * (default 20260512), --csv <file>, --background, --upstream <url> / --model M / --protocol
  * chat|responses|anthropic (else SYMTRACE_ATTRIBUTION_UPSTREAM / _MODEL / _PROTOCOL, falling back
  * to SYMTRACE_JUDGE_*; protocol default chat).
  *
- * Prints one JSON object {source:"attribution", endpoint, cases, rows, text, jobs, spent, …};
- * exit 0, 1 on bad input or no endpoint for an LLM method, 2 on bad usage, 3 when the budget
- * stopped the run (rerun with a larger budget to resume).
+ * Prints one JSON object {source:"attribution", run, endpoint, cases, rows, text, jobs, spent, …};
+ * exit 0, 1 on bad input, no endpoint for an LLM method or a run of that name made with another
+ * model/protocol/seed, 2 on bad usage, 3 when the budget stopped the run (rerun with a larger
+ * budget to resume).
  */
-import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, openSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { ATTRIBUTOR_NAMES, ATTRIBUTORS, tableCsv, type AttributorName } from "../lib/attribution";
 import type { Result } from "./detect";
 
 export const ATTRIBUTION_USAGE =
-  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run-dir D] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M] [--protocol chat|responses|anthropic]";
+  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run NAME] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M] [--protocol chat|responses|anthropic]";
 
 const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
-const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run-dir", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model", "--protocol"]);
-
-/**
- * `--background`: the same command in a detached child process (its JSON output and stderr go to
- * `<run-dir>/output.json` / `stderr.log`); returns at once with the run directory and pid. Progress
- * is the run directory's persisted jobs (the page /experiments/attribution?run=<name>).
- */
-function startInBackground(argv: string[], runDir: string): Result {
-  mkdirSync(runDir, { recursive: true });
-  const out = openSync(path.join(runDir, "output.json"), "w");
-  const err = openSync(path.join(runDir, "stderr.log"), "w");
-  const cli = path.resolve(import.meta.dirname, "symtrace.ts");
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", cli, "detect", "--eval", "--attribution", ...argv, "--run-dir", runDir], { detached: true, stdio: ["ignore", out, err], env: process.env });
-  child.unref();
-  return { code: 0, output: { source: "attribution", background: true, pid: child.pid ?? null, runDir, output: path.join(runDir, "output.json"), stderr: path.join(runDir, "stderr.log") } };
-}
+const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model", "--protocol"]);
 
 /** Arguments after `detect --eval --attribution`. */
 export async function attributionCommand(argv: string[]): Promise<Result> {
@@ -82,7 +72,7 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
   }
   const upstream = v["--upstream"] ?? settings.upstream;
   const model = v["--model"] ?? settings.model;
-  const endpoint = upstream && model ? { upstream, model } : null;
+  const endpoint = upstream && model ? { upstream, model, protocol: settings.protocol } : null;
   let methods: AttributorName[];
   if (v["--methods"]) {
     const names = v["--methods"].split(",").map((s) => s.trim()).filter(Boolean);
@@ -92,53 +82,56 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
   } else methods = ATTRIBUTOR_NAMES.filter((n) => endpoint || !ATTRIBUTORS[n].usesLlm);
   const needs = methods.filter((n) => ATTRIBUTORS[n].usesLlm);
   if (needs.length && !endpoint) return fail(1, `${needs.join(", ")} need an endpoint: set SYMTRACE_ATTRIBUTION_UPSTREAM and SYMTRACE_ATTRIBUTION_MODEL (or --upstream and --model)`);
-  const { loadAttributionCases, planFor, runAttributionStudy } = await import("../lib/services/attribution/study");
+  const name = v["--run"] ?? (endpoint?.model ?? "baselines").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 200);
+  const { ATTRIBUTION_RUN_NAME, AttributionRunError } = await import("../lib/db/attribution-runs");
+  if (!ATTRIBUTION_RUN_NAME.test(name)) return fail(2, `--run must be 1–200 letters, digits, . _ -; got ${JSON.stringify(name)}`, "--run");
+  const { enqueueAttributionStudy, loadAttributionCases, planFor, runAttributionStudy } = await import("../lib/services/attribution/study");
   const loaded = loadAttributionCases(dirs);
   if (!loaded.cases.length) return fail(1, `no Who&When record under ${dirs.join(", ")}`, "--dir");
   const plan = planFor(methods, gt === "both" ? ["with", "without"] : [gt as "with" | "without"]);
-  const runDir = path.resolve(v["--run-dir"] ?? path.join("data/attribution", (endpoint?.model ?? "baselines").replace(/[^A-Za-z0-9._-]+/g, "_")));
-  if (background) {
-    const i = argv.indexOf("--run-dir");
-    return startInBackground(i >= 0 ? [...argv.slice(0, i), ...argv.slice(i + 2)] : argv, runDir);
-  }
-  const llm = endpoint ? createAttributionLlm({ ...endpoint, apiKey: settings.apiKey, protocol: settings.protocol, cacheDir: settings.cacheDir }) : null;
-  let report;
-  try {
-    report = await runAttributionStudy({
-      cases: loaded.cases,
-      plan,
-      llm,
-      runDir,
-      seed: nums["--seed"] ?? 20260512,
-      budget: { maxCalls: nums["--max-calls"], maxTokens: nums["--max-tokens"] },
-      concurrency: nums["--concurrency"] ?? 4,
-      about: { upstream: endpoint?.upstream ?? null, dirs },
-    });
-  } catch (e) {
-    return fail(1, (e as Error).message);
-  }
-  const csv = v["--csv"] ? path.resolve(v["--csv"]) : null;
-  if (csv) writeFileSync(csv, tableCsv(report.rows));
+  const study = { name, cases: loaded.cases, plan, endpoint, seed: nums["--seed"] ?? 20260512, budget: { maxCalls: nums["--max-calls"], maxTokens: nums["--max-tokens"] }, dirs: dirs.map((d) => path.resolve(d)) };
   const bySubset = (s: string) => loaded.cases.filter((c) => c.subset === s).length;
-  return {
-    code: report.budgetStopped ? 3 : 0,
-    output: {
-      source: "attribution",
-      endpoint: endpoint ? { upstream: endpoint.upstream, model: endpoint.model } : null,
-      cases: { "Hand-Crafted": bySubset("Hand-Crafted"), "Algorithm-Generated": bySubset("Algorithm-Generated") },
-      runDir,
-      csv,
-      jobs: report.jobs,
-      spent: report.spent,
-      cache: llm ? llm.stats : null,
-      budgetStopped: report.budgetStopped,
-      rows: report.rows,
-      text: report.text,
-      note: report.note,
-      labelWarnings: loaded.warnings,
-      skipped: loaded.skipped,
-    },
-  };
+  const cases = { "Hand-Crafted": bySubset("Hand-Crafted"), "Algorithm-Generated": bySubset("Algorithm-Generated") };
+  const { openDb } = await import("../lib/db");
+  const { migrate } = await import("../lib/db/migrate");
+  const handle = openDb();
+  try {
+    await migrate(handle.url);
+    if (background) {
+      const q = await enqueueAttributionStudy({ db: handle.db, ...study });
+      return { code: 0, output: { source: "attribution", background: true, run: q.run.name, status: q.run.status, progress: q.run.progress, enqueued: q.enqueued, cases, labelWarnings: loaded.warnings, skipped: loaded.skipped } };
+    }
+    const llm = endpoint ? createAttributionLlm({ ...endpoint, apiKey: settings.apiKey, cacheDir: settings.cacheDir }) : null;
+    const report = await runAttributionStudy({ db: handle.db, ...study, llm, concurrency: nums["--concurrency"] ?? 4 });
+    const csv = v["--csv"] ? path.resolve(v["--csv"]) : null;
+    if (csv) writeFileSync(csv, tableCsv(report.rows));
+    return {
+      code: report.budgetStopped ? 3 : 0,
+      output: {
+        source: "attribution",
+        run: report.run.name,
+        status: report.run.status,
+        endpoint: endpoint ? { upstream: endpoint.upstream, model: endpoint.model, protocol: endpoint.protocol } : null,
+        cases,
+        csv,
+        jobs: report.jobs,
+        spent: report.spent,
+        budget: report.run.budget,
+        cache: llm ? llm.stats : null,
+        budgetStopped: report.budgetStopped,
+        rows: report.rows,
+        text: report.text,
+        note: report.note,
+        labelWarnings: loaded.warnings,
+        skipped: loaded.skipped,
+      },
+    };
+  } catch (e) {
+    if (e instanceof AttributionRunError || (e instanceof Error && /^no LLM endpoint/.test(e.message))) return fail(1, e.message, e instanceof AttributionRunError ? e.at : "$");
+    throw e;
+  } finally {
+    await handle.db.$disconnect();
+  }
 }
 
 export const ANNOTATE_USAGE = "symtrace detect --annotate [--case <bundleId>...] [--limit N] [--upstream <url>] [--model M] [--protocol chat|responses|anthropic]";

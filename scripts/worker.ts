@@ -1,5 +1,5 @@
 /**
- * `npm run worker`: a standalone worker process (lib/jobs) for replay runs, experiment attempts and repair searches. PostgreSQL (DATABASE_URL
+ * `npm run worker`: a standalone worker process (lib/jobs) for replay runs, experiment attempts, repair searches and attribution jobs. PostgreSQL (DATABASE_URL
  * postgresql://…): takes runs from pg-boss; SQLite: polls the database file. Runs until SIGTERM /
  * SIGINT, then finishes the current run or releases it (interrupted, retryable) after
  * SYMTRACE_WORKER_GRACE_MS (default 5000). One line per run on stderr.
@@ -7,10 +7,12 @@
  * Environment: DATABASE_URL; SYMTRACE_WORKER_CONCURRENCY (default 1); SYMTRACE_WORKER_STALE_MS
  * (default 30000); SYMTRACE_WORKER_HEARTBEAT_MS (default 1000); SYMTRACE_WORKER_ID.
  * SYMTRACE_WORKER_KIND=all | a comma-separated list of replay, experiment-attempt (or experiment),
- * repair-search (default all; lib/jobs/kinds.ts); SYMTRACE_WORKER_POLL_MS (SQLite polling, default 1000); SYMTRACE_WORKER_LEASE_MS
+ * repair-search, attribution (default all; lib/jobs/kinds.ts); SYMTRACE_WORKER_POLL_MS (SQLite polling, default 1000); SYMTRACE_WORKER_LEASE_MS
  * (experiment attempt and repair-search lease, default 30000: a killed worker's attempt / search is
  * taken over after it expires; a search resumes from its last saved iteration).
- * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1). SYMTRACE_WORKER_RUNNER:
+ * SYMTRACE_REPAIR_SEARCH_CONCURRENCY (searches at once per process, default 1). SYMTRACE_ATTRIBUTION_CONCURRENCY
+ * (attribution jobs at once, default 4; their endpoint is the run's, the API key and call cache
+ * this process's SYMTRACE_ATTRIBUTION_API_KEY / _CACHE_DIR). SYMTRACE_WORKER_RUNNER:
  * take only experiments reserved for that runner (`Experiment.runner`; default: the unreserved ones).
  * The replay executor and the experiment methods are always the real ones here; only the test
  * harness (lib/testing/fake-worker.ts: a fake replay executor, fake experiment methods) starts
@@ -61,6 +63,7 @@ export async function runWorker(inject: { methods?: MethodRegistry; executor?: R
     replay: { executor, concurrency, leaseMs: num(process.env.SYMTRACE_WORKER_STALE_MS, 30_000), renewMs: num(process.env.SYMTRACE_WORKER_HEARTBEAT_MS, 1000), controlPollMs: 500, idlePollMs },
     "experiment-attempt": { methods: inject.methods, runner: process.env.SYMTRACE_WORKER_RUNNER || null, concurrency, leaseMs, idlePollMs },
     "repair-search": { concurrency: num(process.env.SYMTRACE_REPAIR_SEARCH_CONCURRENCY, 1), leaseMs, idlePollMs },
+    attribution: { concurrency: num(process.env.SYMTRACE_ATTRIBUTION_CONCURRENCY, 4), leaseMs, idlePollMs },
   };
   const workers = await startWorkers({ db, url, workerId, log, kinds: Object.fromEntries(selected.map((k) => [k, all[k]])) });
   for (const [name, b] of Object.entries(workers.backends)) {

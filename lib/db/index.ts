@@ -10,6 +10,7 @@ export * from "./replay-runs";
 export * from "./experiments";
 export * from "./experiment-documents";
 export * from "./repair-searches";
+export * from "./attribution-runs";
 export * from "./api-keys";
 export * from "./otlp";
 export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";

@@ -1,6 +1,6 @@
 /**
  * The one place of lease SQL (issue 23 item 1): every background job is a row with a status, a
- * holder and a lease, and the three job tables (ReplayRun, ExperimentAttempt, RepairSearch) are
+ * holder and a lease, and the job tables (ReplayRun, ExperimentAttempt, RepairSearch, AttributionJob) are
  * claimed, renewed, released and swept by these functions, described by a `LeaseTable`.
  *
  * - claim: one conditional UPDATE from `queued` (or from `running` with an expired lease while
@@ -17,17 +17,17 @@
 import type { Db } from "./client";
 
 type Where = Record<string, unknown>;
-/** The part of a Prisma delegate the lease functions use (the three models share it). */
+/** The part of a Prisma delegate the lease functions use (the job models share it). */
 interface LeaseDelegate {
   updateMany(a: { where: Where; data: Where }): Promise<{ count: number }>;
   findMany(a: { where: Where; orderBy?: unknown; take?: number; select: Record<string, true> }): Promise<Array<Record<string, unknown>>>;
 }
 /** A database handle or a transaction client. */
-type DbLike = Pick<Db, "replayRun" | "experimentAttempt" | "repairSearch">;
+type DbLike = Pick<Db, "replayRun" | "experimentAttempt" | "repairSearch" | "attributionJob">;
 
 export interface LeaseTable {
   /** The Prisma model of the job rows. */
-  model: "replayRun" | "experimentAttempt" | "repairSearch";
+  model: "replayRun" | "experimentAttempt" | "repairSearch" | "attributionJob";
   /** Column naming the holder. */
   owner: "workerId" | "leaseOwner";
   /** The lease column and what it holds. */
@@ -84,14 +84,21 @@ export async function claimLease(db: DbLike, t: LeaseTable, id: string, owner: s
  * @param o.scope an extra condition (e.g. one experiment)
  */
 export async function listClaimable(db: DbLike, t: LeaseTable, o: { leaseMs: number; take?: number; olderThanMs?: number; scope?: Where }): Promise<string[]> {
+  return (await listClaimableRows(db, t, { ...o, select: { id: true } })).map((r) => r.id as string);
+}
+
+/**
+ * Claimable rows with the columns of `o.select`, oldest first (as listClaimable): a worker that
+ * claims from a batch of candidates (claimLease each) reads them once instead of once per claim.
+ */
+export async function listClaimableRows(db: DbLike, t: LeaseTable, o: { leaseMs: number; take?: number; olderThanMs?: number; scope?: Where; select: Record<string, true> }): Promise<Array<Record<string, unknown>>> {
   const now = new Date();
-  const rows = await delegate(db, t).findMany({
+  return delegate(db, t).findMany({
     where: claimableWhere(t, now, o.leaseMs, { scope: o.scope, ...(o.olderThanMs ? { queuedBefore: new Date(now.getTime() - o.olderThanMs) } : {}) }),
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: o.take ?? 1000,
-    select: { id: true },
+    select: { id: true, ...o.select },
   });
-  return rows.map((r) => r.id as string);
 }
 
 /**

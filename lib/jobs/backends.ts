@@ -105,6 +105,7 @@ export const JOB_QUEUES: Record<JobKindName, JobKind["queue"]> = {
   replay: { name: "symtrace-replay-run", policy: "stately", expireInSeconds: 4 * 3600 },
   "experiment-attempt": { name: "symtrace-experiment-attempt", policy: "short", expireInSeconds: 4 * 3600 },
   "repair-search": { name: "symtrace-repair-search", policy: "short", expireInSeconds: 12 * 3600 },
+  attribution: { name: "symtrace-attribution-job", policy: "short", expireInSeconds: 3600 },
 };
 
 const localWorkers = new Set<JobWorker<{ id: string }>>();

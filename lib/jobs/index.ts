@@ -1,6 +1,6 @@
 /**
  * lib/jobs: every background job of SymTrace through one job layer (server-side only; see
- * ./README.md). Kinds: replay runs, experiment attempts, repair searches (./kinds.ts), one worker
+ * ./README.md). Kinds: replay runs, experiment attempts, repair searches, attribution jobs (./kinds.ts), one worker
  * (./job-worker.ts), one SQLite polling and one pg-boss backend (./backends.ts); the lease SQL is
  * lib/db/leases.ts.
  *
@@ -16,6 +16,7 @@ export { JOB_QUEUES, startJobBackend, enqueueJobs, getBoss, closeBoss, type JobB
 export { jobKind, createWorker, startWorkers, ensureEmbeddedWorkers, type JobKindOptions, type KindSettings, type StartWorkersOptions, type Workers } from "./kinds";
 export { replayKind, buildReplaySpec, loadDefaultExecutor, REPLAY_QUEUE, type ReplayKindOptions } from "./kinds/replay";
 export { experimentAttemptKind, buildAttemptContext, attemptSeed, attemptBundleId, loadDefaultMethods, enqueueExperiment, EXPERIMENT_QUEUE, DEFAULT_LEASE_MS, type ExperimentKindOptions } from "./kinds/experiment-attempt";
+export { attributionKind, countingLlm, ATTRIBUTION_QUEUE, DEFAULT_ATTRIBUTION_LEASE_MS, type AttributionKindOptions } from "./kinds/attribution";
 export { repairSearchKind, searchNodeBundleId, REPAIR_SEARCH_QUEUE, DEFAULT_REPAIR_SEARCH_LEASE_MS, type RepairSearchKindOptions } from "./kinds/repair-search";
 export { fakeExecutor, fakeExecutorFromEnv, type FakeExecutorOptions } from "./fake-executor";
 export { FAKE_METHODS_STAMP, fakeMethods, unitFromSeed, type FakeMethodsOptions } from "./experiment-fake-methods";

@@ -1,6 +1,6 @@
 /**
  * JobWorker: the one worker of lib/jobs (issue 23 item 1). It runs the jobs of ONE kind
- * (./kinds.ts: replay, experiment-attempt, repair-search) in this process; the backends
+ * (./kinds.ts: replay, experiment-attempt, repair-search, attribution) in this process; the backends
  * (./backends.ts) decide how it learns about jobs: a polling loop (`start()`, SQLite) or queue
  * deliveries (`process(id)`, pg-boss on PostgreSQL).
  *
@@ -18,7 +18,7 @@ import os from "node:os";
 import type { Db } from "../db/client";
 
 /** The job kinds (one pg-boss queue each). */
-export const JOB_KIND_NAMES = ["replay", "experiment-attempt", "repair-search"] as const;
+export const JOB_KIND_NAMES = ["replay", "experiment-attempt", "repair-search", "attribution"] as const;
 export type JobKindName = (typeof JOB_KIND_NAMES)[number];
 
 /** What a handler gets besides its claimed row. */

@@ -11,6 +11,7 @@
 import { getDb, type Db } from "../db/client";
 import { startJobBackend, type JobBackend, type StartJobBackendOptions } from "./backends";
 import { JOB_KIND_NAMES, JobWorker, type JobKind, type JobKindName, type JobWorkerOptions } from "./job-worker";
+import { attributionKind, type AttributionKindOptions } from "./kinds/attribution";
 import { experimentAttemptKind, type ExperimentKindOptions } from "./kinds/experiment-attempt";
 import { repairSearchKind, type RepairSearchKindOptions } from "./kinds/repair-search";
 import { replayKind, type ReplayKindOptions } from "./kinds/replay";
@@ -20,6 +21,7 @@ export interface JobKindOptions {
   replay: ReplayKindOptions;
   "experiment-attempt": ExperimentKindOptions;
   "repair-search": RepairSearchKindOptions;
+  attribution: AttributionKindOptions;
 }
 
 /** The JobKind of `name` with its options (executor, method registry, runners, …). */
@@ -32,6 +34,8 @@ export function jobKind<K extends JobKindName>(name: K, o: JobKindOptions[K] = {
       return experimentAttemptKind(o as ExperimentKindOptions) as unknown as JobKind<{ id: string }>;
     case "repair-search":
       return repairSearchKind(o as RepairSearchKindOptions) as unknown as JobKind<{ id: string }>;
+    case "attribution":
+      return attributionKind(o as AttributionKindOptions) as unknown as JobKind<{ id: string }>;
     default: {
       const never: never = kind;
       throw new Error(`unknown job kind ${String(never)}`);

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { AttributionTable } from "@/components/attribution/attribution-table";
 import { LATER_BEST } from "@/lib/attribution";
+import { getDb } from "@/lib/db";
 import { attributionRunTable, listAttributionRuns } from "@/lib/services/attribution/runs";
 import { requireViewer } from "@/lib/session";
 
@@ -8,27 +9,28 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Failure attribution" };
 
 /**
- * Failure attribution on Who&When (issue 24): the table of one run of `symtrace detect --eval
- * --attribution` (?run=<name>, default the first), read from its persisted jobs. Researchers and admins.
+ * Failure attribution on Who&When (issue 24): the runs of `symtrace detect --eval --attribution`
+ * stored in the database, and the table of one (?run=<name>, default the first by name) with its
+ * progress. Researchers and admins.
  */
 export default async function AttributionPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   await requireViewer("researcher", "admin");
   const sp = await searchParams;
-  const runs = listAttributionRuns();
-  const name = typeof sp.run === "string" ? sp.run : runs[0];
-  const t = name ? attributionRunTable(name) : null;
+  const runs = await listAttributionRuns(getDb());
+  const name = typeof sp.run === "string" ? sp.run : runs[0]?.name;
+  const t = name ? await attributionRunTable(getDb(), name) : null;
   return (
     <div className="flex flex-col gap-4">
       <h1 className="text-xl font-semibold">Failure attribution (Who&amp;When)</h1>
       <p className="text-sm text-slate-600">
-        Which agent, which step (Zhang et al., ICML 2025). Run or resume with <code className="rounded bg-slate-100 px-1">npm run symtrace -- detect --eval --attribution --dir ../shared/datasets/who_and_when_full --background</code>; published figures: Table 1 of the
-        paper (GPT-4o, with ground truth); {LATER_BEST}.
+        Which agent, which step (Zhang et al., ICML 2025). Run or resume with <code className="rounded bg-slate-100 px-1">npm run symtrace -- detect --eval --attribution --dir ../shared/datasets/who_and_when_full --run &lt;name&gt;</code> (add{" "}
+        <code className="rounded bg-slate-100 px-1">--background</code> to leave the jobs to the workers); published figures: Table 1 of the paper (GPT-4o, with ground truth); {LATER_BEST}.
       </p>
       {runs.length ? (
-        <nav className="flex flex-wrap gap-2 text-sm">
+        <nav className="flex flex-wrap gap-2 text-sm" data-testid="attribution-runs">
           {runs.map((r) => (
-            <a key={r} href={`/experiments/attribution?run=${encodeURIComponent(r)}`} className={r === name ? "font-semibold" : "text-blue-700 underline"}>
-              {r}
+            <a key={r.id} href={`/experiments/attribution?run=${encodeURIComponent(r.name)}`} className={r.name === name ? "font-semibold" : "text-blue-700 underline"}>
+              {r.name} ({r.progress.done}/{r.progress.total}, {r.status})
             </a>
           ))}
         </nav>
@@ -37,10 +39,15 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
         <section className="rounded border border-slate-200 bg-white p-4">
           <p className="mb-2 flex flex-wrap gap-3 text-xs text-slate-500">
             <span>run {t.name}</span>
-            <span>model {String(t.about?.model ?? "none (baselines only)")}</span>
-            <span>seed {String(t.about?.seed ?? "—")}</span>
+            <span>model {t.run.plan.model ?? "none (baselines only)"}</span>
+            <span>seed {t.run.plan.seed}</span>
+            <span>status {t.run.status}</span>
             <span data-testid="attribution-progress">
-              {t.progress.finished} of {t.progress.total ?? "?"} jobs finished{t.progress.failed ? `, ${t.progress.failed} failed (retried on rerun)` : ""}
+              {t.progress.finished} of {t.progress.total} jobs finished{t.progress.failed ? `, ${t.progress.failed} failed (retried on rerun)` : ""}
+            </span>
+            <span>
+              spent {t.run.spent.httpCalls} calls, {t.run.spent.tokens} tokens
+              {t.run.budget.maxCalls != null || t.run.budget.maxTokens != null ? ` (budget ${t.run.budget.maxCalls ?? "∞"} calls, ${t.run.budget.maxTokens ?? "∞"} tokens)` : ""}
             </span>
             <a className="text-blue-700 underline" href={`/api/experiments/attribution?run=${encodeURIComponent(t.name)}&format=csv`}>
               Download CSV (attribution table)

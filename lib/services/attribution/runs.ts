@@ -1,30 +1,23 @@
 /**
- * Attribution runs on disk for the page and its CSV route: each subdirectory of the base folder
- * (SYMTRACE_ATTRIBUTION_DIR, default data/attribution) holding a study.json is one run (what
- * `symtrace detect --eval --attribution --run-dir` wrote), tabulated from its persisted jobs.
+ * Attribution runs for the page and its CSV route: the runs stored in the database
+ * (lib/db/attribution-runs.ts; made by `symtrace detect --eval --attribution --run <name>`),
+ * each tabulated from its jobs.
  */
-import { existsSync, readdirSync } from "node:fs";
-import path from "node:path";
 import type { TableRow } from "../../attribution";
-import { studyTable } from "./study";
+import { getAttributionRun, listAttributionRuns as listRuns, type AttributionRunView, type Db } from "../../db";
+import { attributionRunReport } from "./study";
 
-export const attributionBaseDir = (env: NodeJS.ProcessEnv = process.env) => path.resolve(env.SYMTRACE_ATTRIBUTION_DIR || path.join(/*turbopackIgnore: true*/ process.cwd(), "data/attribution"));
-const NAME = /^[A-Za-z0-9._-]{1,200}$/;
-
-/** Run names (subfolders with a study.json), sorted. */
-export function listAttributionRuns(base = attributionBaseDir()): string[] {
-  if (!existsSync(/*turbopackIgnore: true*/ base)) return [];
-  return readdirSync(/*turbopackIgnore: true*/ base, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && NAME.test(d.name) && existsSync(path.join(/*turbopackIgnore: true*/ base, d.name, "study.json")))
-    .map((d) => d.name)
-    .sort();
+/** Every run (name, status, plan, progress), by name. */
+export function listAttributionRuns(db: Db): Promise<AttributionRunView[]> {
+  return listRuns(db);
 }
 
 /**
  * The table of one run.
- * @returns null when `name` is not a run of `base` (bad name, no such folder)
+ * @returns null when there is no run named `name`
  */
-export function attributionRunTable(name: string, base = attributionBaseDir()): { name: string; about: Record<string, unknown> | null; rows: TableRow[]; progress: { finished: number; failed: number; total: number | null } } | null {
-  if (!NAME.test(name) || !listAttributionRuns(base).includes(name)) return null;
-  return { name, ...studyTable(path.join(/*turbopackIgnore: true*/ base, name)) };
+export async function attributionRunTable(db: Db, name: string): Promise<{ name: string; run: AttributionRunView; rows: TableRow[]; progress: { finished: number; failed: number; total: number } } | null> {
+  const run = await getAttributionRun(db, name);
+  if (!run) return null;
+  return { name: run.name, run, ...(await attributionRunReport(db, run)) };
 }
