@@ -24,12 +24,17 @@
  * serializer, stricter, for information).
  * Each variant's ratio is the median over BENCH_REPLAY_ROUNDS (default 3) back-to-back pairs of
  * replay and bare hash (load drifts between pairs, less within one).
+ * A recording's renamed request hashes are kept across sessions (lib/replay match-cache.ts), so
+ * the invented-ids figure is the steady state (a recording replayed again, as the attempts of an
+ * experiment are); `coldRelativeToBareHash` is the first replay of the recording (memo emptied
+ * before each session: every record renamed and hashed once more), printed beside it.
  * Env: BENCH_REPLAY_EVENTS (default 20000), BENCH_REPLAY_CALLS (default 300).
  */
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { buildBundle, hashJson, hashRequest, type NodeDraft, type RecordDraft } from "../lib/bundle";
 import { RECORDER_ID, RecordSession, ReplaySession, agentActionContent, llmCallContent } from "../lib/replay";
+import { recordMatchHashes } from "../lib/replay/match-cache";
 import { startScriptedOpenAI } from "../lib/testing/scripted-openai";
 import { startBoundaryProxy } from "../proxy";
 import { goalFigure } from "./bench-goals";
@@ -94,12 +99,12 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
       if (fresh) q.messages = JSON.parse(JSON.stringify(r.messages).replaceAll(`"rec-${i}"`, `"run-${i}-${Math.random().toString(36).slice(2)}"`));
       return q;
     });
-  const replayRate = (b: typeof bundle, raw: Record<string, unknown>[], order: number[]) => {
+  const replayRate = (b: typeof bundle, raw: Record<string, unknown>[], order: number[], limit = N) => {
     let events = 0;
     const t0 = performance.now();
-    while (events < N) {
+    while (events < limit) {
       const s = new ReplaySession({ source: b });
-      for (let k = 0; k < order.length && events < N; k++, events++) {
+      for (let k = 0; k < order.length && events < limit; k++, events++) {
         const step = s.begin({ boundary: "llm", request: raw[order[k]] });
         if (step.kind !== "recorded") throw new Error(`bench replay diverged at ${order[k]}: ${step.kind === "diverged" ? step.report.message : step.kind}`);
       }
@@ -135,11 +140,20 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
       const r = replayRate(v.bundle, v.raw, v.order);
       pairs.push({ eps: Math.round((r.events / r.ms) * 1000), bare: hashRate(hashRequest, v.reqs), ms: r.ms, events: r.events });
     }
+    // First replay of the recording: the memo of renamed record hashes emptied before one session.
+    const cold: number[] = [];
+    if (v.name.startsWith("invented")) {
+      for (let k = 0; k < ROUNDS; k++) {
+        recordMatchHashes.clear();
+        const r = replayRate(v.bundle, v.raw, v.order, Math.min(N, v.order.length));
+        cold.push(r.events / r.ms / (hashRate(hashRequest, v.reqs.slice(0, r.events)) / 1000));
+      }
+    }
     const eps = med(pairs.map((p) => p.eps));
     const bare = med(pairs.map((p) => p.bare));
     const ratio = med(pairs.map((p) => p.eps / p.bare));
     const fast = hashRate(hashJson, v.reqs);
-    return { name: v.name, events: pairs[0].events, ms: Math.round(med(pairs.map((p) => p.ms))), eventsPerSec: eps, bareHashPerSec: bare, relativeToBareHash: Number(ratio.toFixed(2)), fastHashPerSec: fast, relativeToFastHash: Number((eps / fast).toFixed(2)), rounds: ROUNDS };
+    return { name: v.name, events: pairs[0].events, ms: Math.round(med(pairs.map((p) => p.ms))), eventsPerSec: eps, bareHashPerSec: bare, relativeToBareHash: Number(ratio.toFixed(2)), fastHashPerSec: fast, relativeToFastHash: Number((eps / fast).toFixed(2)), rounds: ROUNDS, coldRelativeToBareHash: cold.length ? Number(med(cold).toFixed(2)) : null };
   });
   const events = rows[0].events;
   const replayMs = rows[0].ms;
@@ -194,14 +208,14 @@ export async function runReplayBench(): Promise<Record<string, unknown>> {
       `replay matching   ${events} events of ~${requestBytes} B in ${result.replayMs} ms = ${eventsPerSec}/s (goal >= ${GOAL}/s: ${result.goalMet ? "met" : "NOT met"}); canonicalize+sha256 alone: ${baselineHashPerSec}/s (x${result.relativeToBaseline})`,
       ...rows.map(
         (r) =>
-          `  ${r.name.padEnd(28)} ${r.eventsPerSec}/s; bare canonicalize+sha256 (lib/bundle hashRequest) ${r.bareHashPerSec}/s: x${r.relativeToBareHash} (median of ${r.rounds} pairs; issue 25 goal >= 0.9: ${r.relativeToBareHash >= 0.9 ? "met" : "NOT met"}); replay's own fastHash alone ${r.fastHashPerSec}/s: x${r.relativeToFastHash}`,
+          `  ${r.name.padEnd(28)} ${r.eventsPerSec}/s; bare canonicalize+sha256 (lib/bundle hashRequest) ${r.bareHashPerSec}/s: x${r.relativeToBareHash} (median of ${r.rounds} pairs; issue 25 goal >= 0.9: ${r.relativeToBareHash >= 0.9 ? "met" : "NOT met"}); replay's own fastHash alone ${r.fastHashPerSec}/s: x${r.relativeToFastHash}${r.coldRelativeToBareHash !== null ? `; first replay of the recording (memo cold) x${r.coldRelativeToBareHash}` : ""}`,
       ),
       `proxy overhead    direct ${result.directMsPerCall} ms/call, through the proxy ${result.proxyMsPerCall} ms/call, ratio ${result.proxyOverheadRatio} (${M} calls)`,
     ].join("\n") + "\n",
   );
   process.stdout.write(JSON.stringify(result) + "\n");
   for (const r of rows) {
-    goalFigure({ item: 5, name: `replay matching / bare canonicalize + sha256 (${r.name.split(" ")[0]})`, value: `x${r.relativeToBareHash.toFixed(2)}`, goal: ">= 0.9x", met: r.relativeToBareHash >= 0.9, note: `${r.eventsPerSec}/s vs ${r.bareHashPerSec}/s, ${r.events} events` });
+    goalFigure({ item: 5, name: `replay matching / bare canonicalize + sha256 (${r.name.split(" ")[0]})`, value: `x${r.relativeToBareHash.toFixed(2)}`, goal: ">= 0.9x", met: r.relativeToBareHash >= 0.9, note: `${r.eventsPerSec}/s vs ${r.bareHashPerSec}/s, ${r.events} events${r.coldRelativeToBareHash !== null ? `; first replay of a recording x${r.coldRelativeToBareHash.toFixed(2)}` : ""}` });
   }
   return result;
 }

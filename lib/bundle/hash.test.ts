@@ -144,6 +144,8 @@ describe("sha256 hashes", () => {
 
   test("non-ASCII is hashed as UTF-8", () => {
     expect(sha256Tagged("€")).toBe("sha256:" + createHash("sha256").update(Buffer.from([0xe2, 0x82, 0xac])).digest("hex"));
+    // The one-shot crypto.hash encodes like Hash.update(text, "utf8"), a lone surrogate included (U+FFFD).
+    for (const t of ["\ud800x", "a\udfff", "x".repeat(70_000) + "€"]) expect(sha256Tagged(t)).toBe("sha256:" + createHash("sha256").update(t, "utf8").digest("hex"));
   });
 
   test("key order and whitespace of the source do not change the hash; values do", () => {

@@ -1,6 +1,7 @@
 /** Public surface of lib/bundle: the replay bundle v1 format (the bundle v1 spec). */
 export * from "./schema";
-export { canonicalJson, canonicalJsonOfParsed, hashContent, hashJson, hashRequest, sha256Tagged } from "./hash";
+export { canonicalJson, canonicalJsonOfParsed, hashContent, hashJson, hashJsonReplacing, hashRequest, sha256Tagged } from "./hash";
+export type { StringReplacement } from "./hash";
 export { validateBundle, formatJsonPath, findCycle } from "./validate";
 export type { ValidationIssue, ValidationResult, ValidationRule } from "./validate";
 export { buildBundle, serializeBundle, BundleValidationError } from "./build";

@@ -228,7 +228,8 @@ function deferIndexesIfEmpty(db: Db): { rebuild(): void } | null {
   const raw = rawSqliteOf(db) as unknown as { inTransaction: boolean; prepare(sql: string): { run(...p: unknown[]): unknown; all(...p: unknown[]): unknown[] } } | null;
   if (!raw || !raw.inTransaction) return null;
   const empty = raw.prepare(`SELECT (SELECT count(*) FROM (SELECT 1 FROM "Node" LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM "Edge" LIMIT 1)) + (SELECT count(*) FROM (SELECT 1 FROM "BoundaryRecord" LIMIT 1)) AS n`).all() as Array<{ n: number }>;
-  if (empty[0]?.n !== 0) return null;
+  // The adapter's connection reads integers as BigInt (safeIntegers): compare as a number.
+  if (Number(empty[0]?.n) !== 0) return null;
   const indexes = raw.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name IN ('Node', 'Edge', 'BoundaryRecord') AND sql IS NOT NULL ORDER BY name`).all() as Array<{ name: string; sql: string }>;
   for (const i of indexes) raw.prepare(`DROP INDEX "${i.name.replaceAll('"', '""')}"`).run();
   return {

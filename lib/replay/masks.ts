@@ -67,6 +67,7 @@ function unescapeToken(t: string): string {
 
 /** Escape one RFC 6901 reference token. */
 export function escapeToken(t: string): string {
+  if (!t.includes("~") && !t.includes("/")) return t;
   return t.replace(/~/g, "~0").replace(/\//g, "~1");
 }
 

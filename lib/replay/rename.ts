@@ -75,6 +75,42 @@ export function hasInventedIds(request: unknown, produced: ReadonlySet<string>):
 }
 
 /**
+ * The names `renameInventedIds` gives the request's invented ids (strings under an id key that are
+ * not in `produced`): id -> `symtrace:id:<n>`, in order of first occurrence (its traversal: arrays
+ * by index, objects by key order, depth first). Read-only: with lib/bundle `hashJsonReplacing`
+ * (keys `ID_KEYS`) it hashes the renamed request without copying it; its keys in order, with the
+ * request's content, determine the renamed request (match-cache.ts keys on them).
+ * @param hits when given, one entry per renamed value, as `renameInventedIds` appends them
+ */
+export function renamingOf(request: unknown, produced: ReadonlySet<string>, hits: MaskedValue[] | null = null): Map<string, string> {
+  const names = new Map<string, string>();
+  if (typeof request === "object" && request !== null) nameIds(request, produced, names, hits, "");
+  return names;
+}
+
+/** renamingOf's walk (a plain function: it runs for every replayed request); `ptr` = the RFC 6901 pointer of `v`. */
+function nameIds(v: object, produced: ReadonlySet<string>, names: Map<string, string>, hits: MaskedValue[] | null, ptr: string): void {
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const x: unknown = v[i];
+      if (typeof x === "object" && x !== null) nameIds(x, produced, names, hits, hits ? `${ptr}/${i}` : ptr);
+    }
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (typeof x === "string") {
+      if (ID_KEYS.has(k) && !produced.has(x)) {
+        let name = names.get(x);
+        if (name === undefined) names.set(x, (name = `${PREFIX}${names.size}`));
+        if (hits) hits.push({ pointer: `${ptr}/${escapeToken(k)}`, rule: "rename", from: x, to: name });
+      }
+    } else if (typeof x === "object" && x !== null) nameIds(x, produced, names, hits, hits ? `${ptr}/${escapeToken(k)}` : ptr);
+  }
+}
+
+/**
  * Rename the invented ids of one request (copy on write).
  * @param hits when given, every renamed value is appended (`rule: "rename"`)
  * @returns the renamed request, or `request` itself when it has no invented id

@@ -15,7 +15,7 @@ import {
   type NodeType,
   type ReplayBundle,
 } from "../bundle";
-import { hashJson as hashContent, hashJson as hashRequest } from "../bundle";
+import { hashJson as hashContent, hashJson as hashRequest, hashJsonReplacing } from "../bundle";
 import { describeDiff, pointerDiff, type PointerDiff } from "./diff";
 import { DEFAULT_NORMALIZATION, PROTOCOL_NORMALIZATIONS, normalizeRequest } from "./normalize";
 import { correctionMessage, substitutedResponse } from "./openai";
@@ -24,7 +24,8 @@ import { expandItemReferences, expandPreviousResponse, responsesIdOf, responsesO
 import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
 import { applyMasks, compileMasks, type CompiledMask, type MaskedValue } from "./masks";
 import { ReadyTracker, observedSpans } from "./order";
-import { hasInventedIds, producedIds, renameInventedIds } from "./rename";
+import { ID_KEYS, hasInventedIds, producedIds, renameInventedIds, renamingOf } from "./rename";
+import { MatchHashCache, recordMatchHashes, transformKeyOf } from "./match-cache";
 import { agentKeyOf } from "./agents";
 import {
   RECORDER_ID,
@@ -360,6 +361,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   /** Distinct `meta.guidance` of the records (former targets; usually none). */
   private readonly guidances: string[];
   private readonly masks: CompiledMask[];
+  /** The masks' part of a match-cache key (match-cache.ts). */
+  private readonly transformKey: string;
   /** Ids produced by recorded responses, when some recorded request has client-invented ids; null: no renaming; undefined: not decided yet. */
   private produced: Set<string> | null | undefined = undefined;
   /** Every masked / renamed value of the requests served so far (`maskReport`). */
@@ -400,7 +403,9 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     const companionType: Record<Boundary, NodeType> = { llm: "agent_action", tool: "tool_result" };
     const dataOut = new Map<string, string[]>();
     for (const e of s.graph.edges) if (e.kind === "data") (dataOut.get(e.from) ?? dataOut.set(e.from, []).get(e.from)!).push(e.to);
-    this.masks = compileMasks((s.config.replay as Record<string, unknown> | null | undefined)?.masks);
+    const storedMasks = (s.config.replay as Record<string, unknown> | null | undefined)?.masks;
+    this.masks = compileMasks(storedMasks);
+    this.transformKey = transformKeyOf(storedMasks);
     // Id renaming is decided lazily (first request matching no record as sent: resolveRenaming),
     // so a replay whose requests all match as sent never scans the recorded requests for ids.
     if (this.masks.length > 0) this.produced = this.inventedIdsOf();
@@ -410,7 +415,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       const comp = (dataOut.get(rec.nodeId) ?? []).map((id) => this.nodeById.get(id)).find((x) => x?.type === companionType[rec.boundary]) ?? null;
       const g = typeof rec.meta?.guidance === "string" ? (rec.meta.guidance as string) : null;
       if (g !== null) guidances.add(g);
-      const matchHash = transforms ? hashRequest(this.transform(rec.boundary, rec.request, null)) : rec.requestHash;
+      const matchHash = transforms ? this.recordMatchHash(rec) : rec.requestHash;
       return { rec, matchHash, agent: this.nodeById.get(rec.nodeId)?.agent ?? null, companion: comp, guidance: g };
     });
     this.guidances = [...guidances];
@@ -451,18 +456,34 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
     // Source outputs live requests may carry: those of the records before the target and the
     // record-less nodes before it in the observed order (a live request never carries a later
     // source output: it is replaced by a live one; edges from nodes left out of the prefix are
-    // dropped in toBundle).
-    const owner = new Map<string, number>();
-    for (const info of this.infos) {
-      owner.set(info.rec.nodeId, info.rec.seq);
-      if (info.companion) owner.set(info.companion.id, info.rec.seq);
+    // dropped in toBundle). Only live calls read them, so they are seeded before the first one
+    // (a replay that never goes live skips it; the inputs are fixed here, so the result is the same).
+    this.seedPending = () => {
+      const owner = new Map<string, number>();
+      for (const info of this.infos) {
+        owner.set(info.rec.nodeId, info.rec.seq);
+        if (info.companion) owner.set(info.companion.id, info.rec.seq);
+      }
+      const tseq = this.target ? this.target.seq : s.records.length;
+      const tposSeed = this.target ? s.order.indexOf(this.target.boundaryNodeId) : s.order.length;
+      this.builder.seedOutputs(
+        s.order.filter((id, i) => (owner.has(id) ? owner.get(id)! < tseq : i < tposSeed)).map((id) => this.nodeById.get(id)!),
+        s.graph.edges,
+      );
+    };
+  }
+
+  /** The builder's seeding with the source's outputs, until the first live call runs it. */
+  private seedPending: (() => void) | null = null;
+
+  /** A live call: the builder is seeded with the source's outputs first (once). */
+  protected override startLive(call: BoundaryCall, normalized: unknown, meta: Record<string, unknown> = {}): { ticket: number; nodeId: string } {
+    const seed = this.seedPending;
+    if (seed) {
+      this.seedPending = null;
+      seed();
     }
-    const tseq = this.target ? this.target.seq : s.records.length;
-    const tposSeed = this.target ? s.order.indexOf(this.target.boundaryNodeId) : s.order.length;
-    this.builder.seedOutputs(
-      s.order.filter((id, i) => (owner.has(id) ? owner.get(id)! < tseq : i < tposSeed)).map((id) => this.nodeById.get(id)!),
-      s.graph.edges,
-    );
+    return super.startLive(call, normalized, meta);
   }
 
   /** Records served so far (matched and verified). */
@@ -633,9 +654,37 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   private resolveRenaming(): boolean {
     this.produced = this.inventedIdsOf();
     if (!this.produced) return false;
-    for (const info of this.infos) info.matchHash = hashRequest(this.transform(info.rec.boundary, info.rec.request, null));
+    for (const info of this.infos) info.matchHash = this.recordMatchHash(info.rec);
     this.indexHashes();
     return true;
+  }
+
+  /**
+   * A record's match hash under the session's masks and renaming: hash(transform(request)),
+   * memoized across sessions (match-cache.ts). A request with no invented id and no masks is its
+   * own transform, so its match hash is its stored `requestHash`.
+   */
+  private recordMatchHash(rec: BoundaryRecord): string {
+    const names = this.produced && rec.boundary === "llm" ? renamingOf(rec.request, this.produced) : null;
+    if ((names === null || names.size === 0) && this.masks.length === 0) return rec.requestHash;
+    const key = MatchHashCache.key(this.transformKey, rec.boundary, rec.requestHash, names ? [...names.keys()] : []);
+    let h = recordMatchHashes.get(key);
+    if (h === undefined) {
+      h = this.hashTransformed(rec.boundary, rec.request, null, names);
+      recordMatchHashes.set(key, h);
+    }
+    return h;
+  }
+
+  /**
+   * hash(transform(request)): with renaming alone, the renamed request is hashed without copying
+   * it (lib/bundle `hashJsonReplacing`, the same hash).
+   * @param names the request's renaming (`renamingOf`) when already computed
+   */
+  private hashTransformed(boundary: Boundary, normalized: unknown, hits: MaskedValue[] | null, names: Map<string, string> | null = null): string {
+    if (this.masks.length > 0) return hashRequest(this.transform(boundary, normalized, hits));
+    const m = names ?? (this.produced && boundary === "llm" ? renamingOf(normalized, this.produced, hits) : null);
+    return m && m.size > 0 ? hashJsonReplacing(normalized, { keys: ID_KEYS, map: m }) : hashRequest(normalized);
   }
 
   /** byHash from the records' match hashes. */
@@ -814,7 +863,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       }
     }
     const normalized = normalizeRequest(call.boundary, req, this.normalization, call.protocol);
-    return hashRequest(this.transforms ? this.transform(call.boundary, normalized, hits) : normalized);
+    return this.transforms ? this.hashTransformed(call.boundary, normalized, hits) : hashRequest(normalized);
   }
 
   /** Return records[k].response after checking the materialized nodes (Algorithm 2 line 15). */

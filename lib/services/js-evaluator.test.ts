@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { buildBundle } from "../bundle";
 import { jsEvaluatorModule, runJsModuleInWorker } from "./js-evaluator";
+import { warmEligible, warmWorkerCount } from "./js-evaluator-warm";
 import { evaluateReplay } from "./replay-evaluate";
 
 const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-jseval-"));
@@ -24,6 +25,18 @@ const hang = path.join(dir, "hang.mjs");
 writeFileSync(hang, "setInterval(() => {}, 1000);\n");
 const throws = path.join(dir, "throws.mjs");
 writeFileSync(throws, 'throw new Error("boom in the evaluator");\n');
+
+const envProbe = path.join(dir, "env.mjs");
+writeFileSync(
+  envProbe,
+  [
+    'import { isMainThread } from "node:worker_threads";',
+    'import { pathToFileURL } from "node:url";',
+    "const self = pathToFileURL(process.argv[1]).href === import.meta.url;",
+    'console.log(JSON.stringify({ argv: process.argv.slice(1), env: { ...process.env }, self, main: isMainThread }));',
+    "process.exitCode = Number(process.env.CODE ?? 0);",
+  ].join("\n"),
+);
 
 const bundleWith = (final: unknown) =>
   buildBundle({ id: "jseval/1", task: { prompt: "the task" }, config: {}, nodes: [{ id: "f", type: "final_result", content: final }], edges: [], records: [] });
@@ -69,5 +82,34 @@ describe("JavaScript evaluators in a worker thread", () => {
         delete process.env.SYMTRACE_EVALUATOR_THREADS;
       }
     }
+  });
+
+  it("a worker started ahead runs the module exactly as a new worker does (argv, only the given environment, exit code, errors)", async () => {
+    const env = { CODE: "4", ONLY: "this", SKIPPED: undefined };
+    const fresh = async (f: string) => {
+      process.env.SYMTRACE_EVALUATOR_WARM = "0";
+      try {
+        return await runJsModuleInWorker(f, ["p", "q"], env, 10_000);
+      } finally {
+        delete process.env.SYMTRACE_EVALUATOR_WARM;
+      }
+    };
+    expect(warmEligible(envProbe)).toBe(true);
+    expect(warmEligible(path.join(dir, "x.cjs"))).toBe(false);
+    const want = await fresh(envProbe);
+    expect(want.code).toBe(4);
+    expect(JSON.parse(want.stdout)).toEqual({ argv: [envProbe, "p", "q"], env: { CODE: "4", ONLY: "this", SKIPPED: "undefined" }, self: true, main: false });
+    await runJsModuleInWorker(envProbe, [], {}, 10_000); // the pool starts with a process's first run
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 300)); // the replacement of the last one starts after its exit
+      expect(warmWorkerCount()).toBeGreaterThan(0);
+      const got = await runJsModuleInWorker(envProbe, ["p", "q"], env, 10_000);
+      expect(got).toEqual(want);
+    }
+    const e = await runJsModuleInWorker(throws, [], {}, 10_000);
+    expect(e.code).toBe(1);
+    expect(e.stderr).toContain("boom in the evaluator");
+    const h = await runJsModuleInWorker(hang, [], {}, 300);
+    expect(h.code).toBeNull();
   });
 });

@@ -12,6 +12,7 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { Worker } from "node:worker_threads";
+import { takeWarmWorker } from "./js-evaluator-warm";
 
 const JS_FILE = /\.(mjs|cjs|js)$/;
 
@@ -43,7 +44,8 @@ export function runJsModuleInWorker(file: string, args: string[], env: Record<st
     let done = false;
     let worker: Worker;
     try {
-      worker = new Worker(/*turbopackIgnore: true*/ file, { argv: args, env: env as NodeJS.ProcessEnv, stdout: true, stderr: true, execArgv: [] });
+      // A worker started ahead when one is idle (./js-evaluator-warm.ts), else a new one.
+      worker = takeWarmWorker(file, args, env) ?? new Worker(/*turbopackIgnore: true*/ file, { argv: args, env: env as NodeJS.ProcessEnv, stdout: true, stderr: true, execArgv: [] });
     } catch (e) {
       resolve({ code: null, stdout: "", stderr: (e as Error).message });
       return;
