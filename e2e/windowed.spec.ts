@@ -22,7 +22,7 @@ test.beforeEach(async ({ page }) => {
   await signIn(page, researcher);
 });
 
-const graphNode = (page: Page, id: string) => page.getByTestId("big-graph").locator(`[data-node-id="${id}"]`);
+const graphNode = (page: Page, id: string) => page.getByTestId("trace-graph").locator(`[data-testid=graph-node][data-node-id="${id}"]`);
 const panelShows = (page: Page, id: string) => expect(page.locator(`[data-testid=node-detail][data-node-id="${id}"]`)).toBeVisible();
 
 test("deep link far down the trace: only a window is loaded, the node is shown and detailed", async ({ page }) => {
@@ -84,14 +84,14 @@ test("search jumps to a match outside the loaded windows; Fit shows the overview
 
   await page.keyboard.press("Escape");
   await page.keyboard.press("f");
-  const graph = page.getByTestId("big-graph");
+  const graph = page.getByTestId("trace-graph");
   await expect(graph).toHaveAttribute("data-mode", "overview");
-  await expect(page.getByTestId("big-overview")).toBeVisible();
-  await expect(page.getByTestId("big-position")).toContainText(`of ${(6402).toLocaleString("en")}`);
+  await expect(page.getByTestId("graph-overview")).toBeVisible();
+  await expect(page.getByTestId("graph-position")).toContainText(`of ${(6402).toLocaleString("en")}`);
   // the overview's canvas has marks (the index arrived and was drawn)
   await expect
     .poll(async () =>
-      page.getByTestId("big-overview").evaluate((c) => {
+      page.getByTestId("graph-overview").evaluate((c) => {
         const cv = c as HTMLCanvasElement;
         const d = cv.getContext("2d")!.getImageData(0, 0, cv.width, cv.height).data;
         let n = 0;
@@ -102,11 +102,11 @@ test("search jumps to a match outside the loaded windows; Fit shows the overview
     .toBeGreaterThan(1000);
   // click three quarters down: the detail view opens around row ~4,800
   await page.getByTestId("inspector").evaluate((el) => el.scrollIntoView({ block: "end" }));
-  const box = (await page.getByTestId("big-overview").boundingBox())!;
+  const box = (await page.getByTestId("graph-overview").boundingBox())!;
   await page.mouse.click(box.x + 40, box.y + box.height * 0.75);
   await expect(graph).toHaveAttribute("data-mode", "detail");
-  await expect(graph.locator("[data-testid=big-node]").first()).toBeVisible();
-  const rows = await graph.locator("[data-testid=big-node]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-order-index"))));
+  await expect(graph.locator("[data-testid=graph-node]").first()).toBeVisible();
+  const rows = await graph.locator("[data-testid=graph-node]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-order-index"))));
   const mid = rows.reduce((a, r) => a + r, 0) / rows.length;
   expect(Math.abs(mid - 0.75 * 6402)).toBeLessThan(200);
 });
