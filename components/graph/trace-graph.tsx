@@ -259,10 +259,10 @@ export function TraceGraph({ trace, layered, selected, matches, marks, symptomCf
           <>
             <svg className="pointer-events-none absolute inset-0 h-full w-full overflow-visible" aria-hidden>
               <defs>
-                <marker id={`${markerId}d`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                <marker id={`${markerId}d`} viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse">
                   <path d="M0,0 L10,5 L0,10 z" fill="#3b82f6" />
                 </marker>
-                <marker id={`${markerId}c`} viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
+                <marker id={`${markerId}c`} viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" markerWidth="10" markerHeight="10" orient="auto-start-reverse">
                   <path d="M0,0 L10,5 L0,10 z" fill="#94a3b8" />
                 </marker>
               </defs>
