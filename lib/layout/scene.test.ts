@@ -1,7 +1,7 @@
 import { describe, expect, test } from "vitest";
 import { fanOutBundle, syntheticBundle } from "../bundle";
 import { elkResult } from "./elk";
-import { graphScene, type LanesPlacement, type LayeredPlacement } from "./scene";
+import { graphScene, SCENE_MARGIN_PX, type LanesPlacement, type LayeredPlacement } from "./scene";
 import type { GraphNodeLite, WindowEdge } from "./types";
 import { rowPoint } from "./windowed";
 
@@ -34,9 +34,16 @@ describe("graphScene: what the graph draws for a viewport", () => {
     // rows 100.. at zoom 1: flow y from 40 + 76·100 = 7640
     const s = graphScene(placement, { x: 0, y: -7640, zoom: 1 }, screen);
     expect(s.rows).toEqual({ first: 100, last: 110 }); // 800 px / 76 = 10.5 rows; row 99's bottom (7620) is above
+    // drawn: the nodes within SCENE_MARGIN_PX (200) around the screen, flow y [7440, 8640]
     const drawnRows = s.nodes.map((n) => n.node.orderIndex);
-    const onScreenLanes = nodes.slice(100, 111).filter((n) => rowPoint(0, lanes.indexOf(n.agent)).x <= 1000).map((n) => n.orderIndex);
-    expect(drawnRows).toEqual(onScreenLanes);
+    const m = SCENE_MARGIN_PX;
+    const inMargin = nodes.filter((n) => {
+      const p = rowPoint(n.orderIndex, lanes.indexOf(n.agent));
+      return p.y + 56 >= 7640 - m && p.y <= 7640 + 800 + m && p.x + 240 >= -m && p.x <= 1000 + m;
+    });
+    expect(drawnRows).toEqual(inMargin.map((n) => n.orderIndex));
+    expect(drawnRows[0]).toBe(97); // row 97 spans [7412, 7468]: its bottom is within 200 px above the screen; row 96's (7392) is not
+    expect(drawnRows.at(-1)).toBe(113); // row 113's top 8628 is within 200 px below the screen (8640); row 114's (8704) is not
     for (const sn of s.nodes) expect({ x: sn.x, y: sn.y }).toEqual(rowPoint(sn.node.orderIndex, lanes.indexOf(sn.node.agent)));
     expect(s.edges.length).toBeGreaterThan(0);
     for (const e of s.edges) {

@@ -60,13 +60,17 @@ export interface Scene {
   edges: SceneEdge[];
   /** Per drawn node, its edges not drawn (far end off screen beyond the per-node limit, or outside the layered window). */
   hidden: Map<string, { out: number; in: number }>;
-  /** Lanes: the rows on screen [first, last] (last < first: none). Layered: the window's rows on screen, or none. */
+  /** Lanes: the rows on screen [first, last] (last < first: none), without the margin. Layered: the rows of the nodes drawn, or none. */
   rows: { first: number; last: number };
 }
 
+/** Screen px around the screen whose nodes are drawn too (as `nodesInView`): a pan shows them at once. */
+export const SCENE_MARGIN_PX = 200;
+
 /**
  * The scene of `placement` on a screen of `screen` px at viewport `v` (flow point p shows at
- * p · zoom + (x, y)). O(rows on screen + their edges · log) for lanes, O(log n + on screen) for layered.
+ * p · zoom + (x, y)), with the nodes within SCENE_MARGIN_PX around it. O(rows drawn + their edges ·
+ * log) for lanes, O(log n + drawn) for layered.
  */
 export function graphScene(placement: Placement, v: Viewport, screen: { width: number; height: number }): Scene {
   return placement.kind === "lanes" ? lanesScene(placement, v, screen) : layeredScene(placement, v, screen);
@@ -78,11 +82,13 @@ function centreOf(v: Viewport, screen: { width: number; height: number }): Point
 
 function lanesScene(p: LanesPlacement, v: Viewport, screen: { width: number; height: number }): Scene {
   const rows = rowsInView(v, screen.height, p.count);
-  const x0 = -v.x / v.zoom - NODE_W;
-  const x1 = (screen.width - v.x) / v.zoom;
+  const m = SCENE_MARGIN_PX;
+  const drawn = rowsInView({ ...v, y: v.y + m }, screen.height + 2 * m, p.count);
+  const x0 = (-v.x - m) / v.zoom - NODE_W;
+  const x1 = (screen.width - v.x + m) / v.zoom;
   const nodes: SceneNode[] = [];
   const visible: string[] = [];
-  for (let r = rows.first; r <= rows.last; r++) {
+  for (let r = drawn.first; r <= drawn.last; r++) {
     const n = p.getRow(r);
     if (!n) continue;
     const at = rowPoint(r, p.laneOf(n.agent || null));
@@ -90,7 +96,7 @@ function lanesScene(p: LanesPlacement, v: Viewport, screen: { width: number; hei
     nodes.push({ node: n, ...at });
     visible.push(n.id);
   }
-  const local = rows.last >= rows.first ? p.edgesIn(rows.first, rows.last) : [];
+  const local = drawn.last >= drawn.first ? p.edgesIn(drawn.first, drawn.last) : [];
   const positions = new Map<string, Point>();
   for (const e of local) {
     positions.set(e.from, rowPoint(e.fromIndex, p.laneOf(e.fromAgent || null)));
