@@ -371,7 +371,7 @@ function zoomAbout(v: Viewport, factor: number, screen: { width: number; height:
 }
 
 /**
- * The first view: a window laid out whole that fits at zoom ≥ 0.6 is fitted; otherwise a readable
+ * The first view: a window laid out whole that Fit shows whole (zoom ≥ FIT_MIN_ZOOM) is fitted; otherwise a readable
  * zoom (0.75 to 1) centred on the selection (never empty space above the first row or left of the
  * first lane), or the top of the trace.
  */
@@ -385,7 +385,7 @@ function firstView(
   const w = Math.max(1, screen.width);
   const h = Math.max(1, screen.height);
   const fit = drawable ? fitView(layout, w, h, { topInset }) : null;
-  const fits = !!fit && fit.mode === "all" && fit.viewport.zoom >= 0.6;
+  const fits = !!fit && fit.mode === "all";
   const readable = Math.min(1, Math.max(READ_ZOOM, w / Math.max(layout.width, 1)));
   if (!p) return fits ? fit!.viewport : { x: 20, y: 20 + topInset, zoom: readable };
   const zoom = fits ? fit!.viewport.zoom : readable;
