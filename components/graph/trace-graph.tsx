@@ -210,10 +210,17 @@ export function TraceGraph({ trace, layered, selected, matches, marks, symptomCf
   // Navigation-timing mark: the first frame with graph nodes (or the overview) on the client.
   const drawn = scene?.nodes.length ?? 0;
   useEffect(() => {
+    // the benchmark's "layout" figure: what placing the first frame's nodes takes (there is no whole-trace layout step)
+    const w = window as unknown as { __symtraceLayoutMs?: number };
+    if (drawn > 0 && w.__symtraceLayoutMs === undefined) {
+      const t0 = performance.now();
+      graphScene(placement, view, screen);
+      w.__symtraceLayoutMs = performance.now() - t0;
+    }
     if ((drawn > 0 || (overview && index)) && performance.getEntriesByName("symtrace:graph-rendered").length === 0) {
       requestAnimationFrame(() => performance.mark("symtrace:graph-rendered", { detail: { nodes: drawn } }));
     }
-  }, [drawn, overview, index]);
+  }, [drawn, overview, index]); // eslint-disable-line react-hooks/exhaustive-deps
 
   const markerId = useId().replace(/:/g, "");
   const z = view.zoom;
