@@ -134,7 +134,7 @@ export function TraceGraph({ trace, layered, selected, matches, marks, symptomCf
     x,
     y: headerPx + (screen.height - headerPx) / 2 - (ROW_Y0 + (row + 0.5) * ROW_PX) * zoom,
   });
-  const { view, setView, pointerHandlers } = usePanZoom(box, firstView(fitLayout(selected), pointOf(selected), screen, headerPx, drawable), clamp);
+  const { view, setView, pointerHandlers } = usePanZoom(box, () => firstView(fitLayout(selected), pointOf(selected), screen, headerPx, drawable), clamp);
   const overview = !drawable && view.zoom < DETAIL_MIN_ZOOM;
   /** The row at the top edge of the graph below the lane headers (the overview draws from it). */
   const top = rowAtTop({ ...view, y: view.y - headerPx });

@@ -8,10 +8,10 @@ import type { Viewport } from "@/lib/layout";
  * scrolls (Shift or a horizontal wheel: sideways), Ctrl/⌘ + wheel zooms around the pointer, a drag
  * pans (batched per animation frame), and a press released without moving is a click
  * (`pointerHandlers(onClick)`: the pane decides what was clicked). Every new view goes through `clamp`
- * (zoom range, content kept on screen), read at the time of the change.
+ * (zoom range, content kept on screen), read at the time of the change. `initial` is called once.
  * @returns the view, `setView` (a view or a function of the current one) and `pointerHandlers(onClick)`, the pane's pointer handlers
  */
-export function usePanZoom(box: React.RefObject<HTMLDivElement | null>, initial: Viewport, clamp: (v: Viewport) => Viewport) {
+export function usePanZoom(box: React.RefObject<HTMLDivElement | null>, initial: () => Viewport, clamp: (v: Viewport) => Viewport) {
   const [view, setRaw] = useState<Viewport>(initial);
   const clampRef = useRef(clamp);
   useEffect(() => {
