@@ -1,5 +1,6 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { caseHref } from "@/lib/case-links";
@@ -11,7 +12,10 @@ import { useLayeredWindow } from "@/components/graph/use-layered-window";
 import { KeyboardHelp } from "./keyboard-help";
 import { matchIndex, NodeSymptoms, SearchBar, SidePanel, useInspectorKeys, useTraceSearch, withAnchorMark, type Found, type SideTab } from "./inspector-parts";
 import { SymptomRules } from "./symptom-rules";
-import { Timeline, WindowedTimeline } from "./timeline";
+// Code-split (issue 25 item 2): the timeline's chunk loads beside the graph's and hydrates on its own,
+// so the first window's graph does not wait for it. elkjs is only in its worker's chunk (use-elk-layout.ts).
+const Timeline = dynamic(() => import("./timeline").then((m) => m.Timeline));
+const WindowedTimeline = dynamic(() => import("./timeline").then((m) => m.WindowedTimeline));
 import { useTraceWindows, type BigTraceProps } from "./use-trace-windows";
 
 export type { SideTab } from "./inspector-parts";
