@@ -161,8 +161,8 @@ test("three annotators annotate the same gold case blind, the adjudicator finali
   // the graph and the timeline mark which node each annotator chose
   await adj.getByRole("button", { name: "tool_result_0002" }).first().click();
   await expect(row(page, "tool_result_0002").locator('[data-mark="A1"]')).toBeVisible();
-  await expect(page.locator('.react-flow__node[data-id="tool_result_0002"] [data-mark="A1"]')).toBeVisible();
-  await expect(page.locator('.react-flow__node[data-id="tool_result_0002"] [data-mark="A2"]')).toBeVisible();
+  await expect(page.locator('[data-testid=graph-node][data-node-id="tool_result_0002"] [data-mark="A1"]')).toBeVisible();
+  await expect(page.locator('[data-testid=graph-node][data-node-id="tool_result_0002"] [data-mark="A2"]')).toBeVisible();
   await adj.getByRole("button", { name: "Start the final from A1" }).click();
   await adj.getByLabel("Rationale").fill("Final: C2 at tool_result_0002; the repeated browse after the failed coordinate query is the earliest actionable node.");
   await page.screenshot({ path: "e2e-artifacts/adjudication.png" });

@@ -18,12 +18,11 @@ test.beforeEach(async ({ page }) => {
 
 const AGENTS = ["Orchestrator", "WebSurfer", "Coder", "FileSurfer", "ComputerTerminal", "DocumentRetrievalSpecialistWithAVeryLongName"];
 
-/** React Flow's viewport transform: translate(x px, y px) scale(zoom). */
+/** The graph's viewport (screen = flow · zoom + (x, y)), as its root element reports it. */
 async function flowViewport(page: Page) {
-  const t = await page.locator(".react-flow__viewport").evaluate((el) => (el as HTMLElement).style.transform);
-  const m = /translate\((-?[\d.e+-]+)px, (-?[\d.e+-]+)px\) scale\(([\d.e+-]+)\)/.exec(t);
-  if (!m) throw new Error(`unexpected React Flow transform: ${t}`);
-  return { x: Number(m[1]), y: Number(m[2]), zoom: Number(m[3]) };
+  const g = page.getByTestId("trace-graph");
+  const [x, y, zoom] = await Promise.all(["data-x", "data-y", "data-zoom"].map(async (a) => Number(await g.getAttribute(a))));
+  return { x, y, zoom };
 }
 
 type Box = { x: number; y: number; width: number; height: number };
@@ -34,7 +33,7 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
   expect(b.graph.nodes).toHaveLength(121);
   await page.goto(`/cases/${encodeURIComponent(b.id)}`);
   const graph = page.getByTestId("trace-graph");
-  await expect(graph.locator(".react-flow__node-trace").first()).toBeVisible();
+  await expect(graph.locator("[data-testid=graph-node]").first()).toBeVisible();
   await page.getByRole("button", { name: "Fit (f)" }).click();
   await page.waitForTimeout(600); // the 200 ms fit animation and the next frame
 
@@ -43,7 +42,7 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
   console.log(`121-node Fit at 1280x900: zoom ${v.zoom.toFixed(3)} (floor ${FIT_MIN_ZOOM})`);
   expect(v.zoom).toBeGreaterThanOrEqual(FIT_MIN_ZOOM - 1e-6);
   // the first node of the observed order is in view at the top (vertical scrolling through the order)
-  const first = await graph.locator(`.react-flow__node[data-id="${b.order[0]}"]`).boundingBox();
+  const first = await graph.locator(`[data-testid=graph-node][data-node-id="${b.order[0]}"]`).boundingBox();
   const canvas = (await page.getByTestId("graph-canvas").boundingBox())!;
   expect(first).toBeTruthy();
   expect(first!.y).toBeGreaterThanOrEqual(canvas.y);
@@ -74,7 +73,7 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
 
   // 4. the minimap covers no visible node
   const map = (await page.getByTestId("overview-map").boundingBox())!;
-  const nodes = await graph.locator(".react-flow__node-trace").evaluateAll((els) =>
+  const nodes = await graph.locator("[data-testid=graph-node]").evaluateAll((els) =>
     els.map((e) => {
       const r = e.getBoundingClientRect();
       return { x: r.x, y: r.y, width: r.width, height: r.height };
@@ -101,7 +100,7 @@ test("Fit on a 121-node, 6-lane case: readable zoom, full lane names, a tall gra
   await page.keyboard.press("f");
   await page.waitForTimeout(600);
   expect((await flowViewport(page)).zoom).toBeGreaterThanOrEqual(FIT_MIN_ZOOM - 1e-6);
-  const lb = (await graph.locator(`.react-flow__node[data-id="${last}"]`).boundingBox())!;
+  const lb = (await graph.locator(`[data-testid=graph-node][data-node-id="${last}"]`).boundingBox())!;
   expect(lb.y).toBeGreaterThanOrEqual(canvas.y);
   expect(lb.y + lb.height).toBeLessThanOrEqual(canvas.y + canvas.height + 1);
   await page.screenshot({ path: "e2e-artifacts/big-graph-121-fit-last.png" });
@@ -111,7 +110,7 @@ test("zoomed far out, lane headers stack in rows at their minimum width instead 
   const b = await seedBundle((id) => syntheticBundle({ id, turns: 30, taskNode: false, agents: AGENTS }));
   await page.goto(`/cases/${encodeURIComponent(b.id)}`);
   const graph = page.getByTestId("trace-graph");
-  await expect(graph.locator(".react-flow__node-trace").first()).toBeVisible();
+  await expect(graph.locator("[data-testid=graph-node]").first()).toBeVisible();
   const canvas = (await page.getByTestId("graph-canvas").boundingBox())!;
   await page.mouse.move(canvas.x + canvas.width / 2, canvas.y + canvas.height / 2);
   for (let i = 0; i < 9; i++) await page.getByRole("button", { name: "zoom out" }).click();

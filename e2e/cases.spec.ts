@@ -56,7 +56,7 @@ test("trace content with <script> and onerror= markup is shown as text and runs 
   await expect(page.getByTestId("node-content")).toContainText(HOSTILE_TEXT);
   await expect(page.getByTestId("node-detail")).toContainText("onerror=alert(1)");
   await expect(page.getByTestId("timeline")).toContainText(`label ${HOSTILE_TEXT}`);
-  await expect(page.locator('.react-flow__node[data-id="tool_result_0000"]')).toContainText("<script>");
+  await expect(page.locator('[data-testid=graph-node][data-node-id="tool_result_0000"]')).toContainText("<script>");
   expect(await page.evaluate(() => (window as unknown as { __xss?: number }).__xss)).toBeUndefined();
   expect(await page.locator('img[src="x"]').count()).toBe(0);
   expect(await page.locator("main b").count()).toBe(0);

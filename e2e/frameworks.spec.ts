@@ -132,7 +132,7 @@ test("the inspector: one lane per AI SDK agent, the two subagents in parallel la
   await signIn(page, researcher);
   await page.goto(`/cases/${encodeURIComponent(b.id)}`);
   const graph = page.getByTestId("trace-graph");
-  await expect(graph.locator(".react-flow__node")).toHaveCount(b.graph.nodes.length, { timeout: 15_000 });
+  await expect(graph.locator("[data-testid=graph-node]")).toHaveCount(b.graph.nodes.length, { timeout: 15_000 });
 
   // One lane per framework agent, each headed by its name; every LLM call of the agent is drawn in it.
   const headers = page.getByTestId("lane-headers");
@@ -142,8 +142,8 @@ test("the inspector: one lane per AI SDK agent, the two subagents in parallel la
     const h = await box(page, `[data-testid=lane-headers] [data-lane="${laneOf[a]}"]`);
     laneBox[a] = { left: h.x, right: h.x + h.width };
     for (const c of calls.filter((x) => x.agent === a)) {
-      await expect(graph.locator(`.react-flow__node[data-id="${c.nodeId}"] [title^="${c.nodeId} · llm_call · ${laneOf[a]}"]`)).toHaveCount(1);
-      const n = await box(page, `.react-flow__node[data-id="${c.nodeId}"]`);
+      await expect(graph.locator(`[data-testid=graph-node][data-node-id="${c.nodeId}"][title^="${c.nodeId} · llm_call · ${laneOf[a]}"]`)).toHaveCount(1);
+      const n = await box(page, `[data-testid=graph-node][data-node-id="${c.nodeId}"]`);
       const cx = n.x + n.width / 2;
       expect(cx, `${c.nodeId} (${a}) in lane "${laneOf[a]}"`).toBeGreaterThan(laneBox[a]!.left);
       expect(cx, `${c.nodeId} (${a}) in lane "${laneOf[a]}"`).toBeLessThan(laneBox[a]!.right);
@@ -154,13 +154,13 @@ test("the inspector: one lane per AI SDK agent, the two subagents in parallel la
   for (let i = 1; i < lanesSorted.length; i++) expect(lanesSorted[i]!.left).toBeGreaterThanOrEqual(lanesSorted[i - 1]!.right);
 
   // Parallel: the subagents' calls interleave in the observed order (rows overlap on screen) ...
-  const rows = async (a: Agent) => Promise.all(calls.filter((c) => c.agent === a).map(async (c) => (await box(page, `.react-flow__node[data-id="${c.nodeId}"]`)).y));
+  const rows = async (a: Agent) => Promise.all(calls.filter((c) => c.agent === a).map(async (c) => (await box(page, `[data-testid=graph-node][data-node-id="${c.nodeId}"]`)).y));
   const [w, g] = [await rows("weather"), await rows("guide")];
   expect(Math.min(...g), "the guide starts before the weather subagent is done").toBeLessThan(Math.max(...w));
   expect(Math.min(...w), "the weather subagent starts before the guide is done").toBeLessThan(Math.max(...g));
 
   // ... and their data edges, as drawn, never connect one subagent to the other.
-  const drawn = (await graph.locator("g.react-flow__edge.edge-data").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? "")))
+  const drawn = (await graph.locator("path.edge-data").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label") ?? "")))
     .map((l) => /^Edge from (\S+) to (\S+)$/.exec(l))
     .filter((m): m is RegExpExecArray => !!m)
     .map((m) => [m[1], m[2]] as const);

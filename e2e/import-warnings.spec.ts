@@ -59,7 +59,7 @@ test("unknown format: choose it in the page; import warnings: listed, then on th
   await expect(page.getByTestId("timeline").locator('[role=option]:has([data-testid=node-import-warning][title*="clock skew"])')).toHaveCount(1);
   await expect(page.getByTestId("timeline").locator('[role=option]:has([data-testid=node-import-warning][title="import warning: not ended"])')).toHaveCount(1);
   // the graph: the same two nodes carry the badge
-  const graphBadges = page.locator(".react-flow__node [data-testid=node-import-warning]");
+  const graphBadges = page.locator("[data-testid=graph-node] [data-testid=node-import-warning]");
   await expect(graphBadges).toHaveCount(2);
-  await expect(page.locator('.react-flow__node:has([data-testid=node-import-warning][title="import warning: not ended"])')).toHaveCount(1);
+  await expect(page.locator('[data-testid=graph-node]:has([data-testid=node-import-warning][title="import warning: not ended"])')).toHaveCount(1);
 });

@@ -13,20 +13,20 @@ test.beforeEach(async ({ page }) => {
 const GOLD = "ag2/webarena_verified_hard_267/attempt_000";
 const goldUrl = (node?: string) => `/cases/${encodeURIComponent(GOLD)}${node ? `?node=${node}` : ""}`;
 
-const graphNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+const graphNode = (page: Page, id: string) => page.locator(`[data-testid=graph-node][data-node-id="${id}"]`);
 const row = (page: Page, id: string) => page.locator(`[role=option][data-node-id="${id}"]`);
 const detail = (page: Page, id: string) => page.locator(`[data-testid=node-detail][data-node-id="${id}"]`);
 
 async function expectSelected(page: Page, id: string) {
   await expect(row(page, id)).toHaveAttribute("aria-selected", "true");
-  await expect(graphNode(page, id)).toHaveClass(/selected/);
+  await expect(graphNode(page, id)).toHaveAttribute("data-selected", "true");
   await expect(detail(page, id)).toBeVisible();
   await expect(page).toHaveURL(new RegExp(`node=${id}$`));
 }
 
 test("selecting a timeline row selects the node in the graph and the detail panel, and a parent can be walked to", async ({ page }) => {
   await page.goto(goldUrl());
-  await expect(page.getByTestId("trace-graph").locator(".react-flow__node").first()).toBeVisible();
+  await expect(page.getByTestId("trace-graph").locator("[data-testid=graph-node]").first()).toBeVisible();
   await row(page, "tool_result_0002").click();
   await expectSelected(page, "tool_result_0002");
   await expect(detail(page, "tool_result_0002")).toContainText("verifies");
@@ -79,7 +79,7 @@ test("search highlights matching nodes in the timeline and the graph; Enter jump
   await expect(page.getByTestId("match-count")).toHaveText(/^[1-9]\d* match(es)?$/);
   const n = Number((await page.getByTestId("match-count").textContent())!.split(" ")[0]);
   await expect(page.locator("[role=option][data-match]")).toHaveCount(n);
-  await expect(page.locator('.react-flow__node [data-match="true"]').first()).toBeVisible();
+  await expect(page.locator('[data-testid=graph-node][data-match="true"]').first()).toBeVisible();
   await page.getByLabel("Search in this trace").press("Enter");
   const selected = await page.locator("[role=option][aria-selected=true]").getAttribute("data-node-id");
   await expect(row(page, selected!)).toHaveAttribute("data-match", "true");
@@ -112,7 +112,7 @@ test("a 4,001-node trace opens, renders only what is in view, and stays usable",
   const mid = b.order[2000];
   await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${mid}`);
   await expectSelected(page, mid);
-  const rendered = await page.locator(".react-flow__node-trace").count();
+  const rendered = await page.locator("[data-testid=graph-node]").count();
   expect(rendered).toBeGreaterThan(5);
   expect(rendered).toBeLessThan(400);
   expect(await page.locator("[role=option]").count()).toBeLessThan(200);

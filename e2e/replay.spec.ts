@@ -146,5 +146,5 @@ test("a replay whose prefix diverges shows the first divergence at the right nod
   const report = page.getByTestId("divergence-report");
   await expect(report).toContainText(`First divergence at record ${k}`);
   await expect(report).toContainText(rec.nodeId);
-  await expect(page.locator(`.react-flow__node[data-id="${rec.nodeId}"] [data-mark="diverged"]`)).toBeVisible();
+  await expect(page.locator(`[data-testid=graph-node][data-node-id="${rec.nodeId}"] [data-mark="diverged"]`)).toBeVisible();
 });

@@ -23,9 +23,9 @@ test("a researcher toggles the symptom layer: anchor marked, nodes coloured by c
   await expect(toggle).toHaveAttribute("aria-pressed", "true");
   // the anchor badge (timeline row of llm_call_0003 at least)
   await expect(row(page, "llm_call_0003").locator("[data-mark=anchor]")).toBeVisible();
-  // a coloured node in the graph: c_f of tool_call_0002 is 0.761
-  await expect(page.locator("[data-testid=trace-graph] [data-cf]").first()).toBeVisible();
+  // a coloured node in the graph: c_f of tool_call_0002 is 0.761 (selected, so it is on screen: the graph draws only what is)
   await row(page, "tool_call_0002").click();
+  await expect(page.locator('[data-testid=trace-graph] [data-node-id="tool_call_0002"][data-cf]')).toHaveAttribute("data-cf", "0.761");
   const rules = page.getByTestId("symptom-rules");
   await expect(rules).toContainText("C2.repeated-action");
   await expect(rules).toContainText("c_f = 0.761");

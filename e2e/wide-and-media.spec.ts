@@ -16,7 +16,7 @@ test.beforeEach(async ({ page }) => {
   await signIn(page, researcher);
 });
 
-const graphNode = (page: Page, id: string) => page.locator(`.react-flow__node[data-id="${id}"]`);
+const graphNode = (page: Page, id: string) => page.locator(`[data-testid=graph-node][data-node-id="${id}"]`);
 const detail = (page: Page, id: string) => page.locator(`[data-testid=node-detail][data-node-id="${id}"]`);
 
 test("a 2,000-way fan-out opens, windows its edges and answers a click", async ({ page }) => {
@@ -26,10 +26,10 @@ test("a 2,000-way fan-out opens, windows its edges and answers a click", async (
   const t0 = Date.now();
   await page.goto(`/cases/${encodeURIComponent(b.id)}?node=dispatcher`);
   await expect(graphNode(page, "dispatcher")).toBeVisible();
-  // edges are windowed: React Flow holds a few dozen nodes and edges, not 4,003 and 6,001
+  // edges are windowed: the graph holds a few dozen nodes and edges, not 4,003 and 6,001
   const counts = await page.evaluate(() => ({
-    nodes: document.querySelectorAll(".react-flow__node").length,
-    edges: document.querySelectorAll(".react-flow__edge").length,
+    nodes: document.querySelectorAll("[data-testid=graph-node]").length,
+    edges: document.querySelectorAll("[data-testid=trace-graph] path.edge-data, [data-testid=trace-graph] path.edge-control").length,
   }));
   expect(counts.nodes).toBeGreaterThan(5);
   expect(counts.nodes).toBeLessThan(400);
@@ -40,13 +40,13 @@ test("a 2,000-way fan-out opens, windows its edges and answers a click", async (
   expect(frameMs).toBeLessThan(2000);
   // click the node's visible part: at the readable zoom floor its left part can lie under the timeline
   const box = (await graphNode(page, "task_0000").boundingBox())!;
-  const pane = (await page.locator(".react-flow").first().boundingBox())!;
+  const pane = (await page.getByTestId("graph-canvas").boundingBox())!;
   const left = Math.max(box.x, pane.x);
   const right = Math.min(box.x + box.width, pane.x + pane.width);
   expect(right - left, "part of task_0000 is in the graph pane").toBeGreaterThan(4);
   await page.mouse.click((left + right) / 2, box.y + box.height / 2);
   await expect(detail(page, "task_0000")).toBeVisible();
-  console.log(`fan-out: opened and answered a click in ${Date.now() - t0} ms; React Flow had ${counts.nodes} nodes, ${counts.edges} edges; first frame after load ${frameMs.toFixed(0)} ms`);
+  console.log(`fan-out: opened and answered a click in ${Date.now() - t0} ms; the graph drew ${counts.nodes} nodes, ${counts.edges} edges; first frame after load ${frameMs.toFixed(0)} ms`);
   await page.screenshot({ path: "e2e-artifacts/fan-out.png" });
 });
 

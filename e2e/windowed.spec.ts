@@ -22,7 +22,7 @@ test.beforeEach(async ({ page }) => {
   await signIn(page, researcher);
 });
 
-const graphNode = (page: Page, id: string) => page.getByTestId("big-graph").locator(`[data-node-id="${id}"]`);
+const graphNode = (page: Page, id: string) => page.getByTestId("trace-graph").locator(`[data-testid=graph-node][data-node-id="${id}"]`);
 const panelShows = (page: Page, id: string) => expect(page.locator(`[data-testid=node-detail][data-node-id="${id}"]`)).toBeVisible();
 
 test("deep link far down the trace: only a window is loaded, the node is shown and detailed", async ({ page }) => {
@@ -84,14 +84,14 @@ test("search jumps to a match outside the loaded windows; Fit shows the overview
 
   await page.keyboard.press("Escape");
   await page.keyboard.press("f");
-  const graph = page.getByTestId("big-graph");
+  const graph = page.getByTestId("trace-graph");
   await expect(graph).toHaveAttribute("data-mode", "overview");
-  await expect(page.getByTestId("big-overview")).toBeVisible();
-  await expect(page.getByTestId("big-position")).toContainText(`of ${(6402).toLocaleString("en")}`);
+  await expect(page.getByTestId("graph-overview")).toBeVisible();
+  await expect(page.getByTestId("graph-position")).toContainText(`of ${(6402).toLocaleString("en")}`);
   // the overview's canvas has marks (the index arrived and was drawn)
   await expect
     .poll(async () =>
-      page.getByTestId("big-overview").evaluate((c) => {
+      page.getByTestId("graph-overview").evaluate((c) => {
         const cv = c as HTMLCanvasElement;
         const d = cv.getContext("2d")!.getImageData(0, 0, cv.width, cv.height).data;
         let n = 0;
@@ -102,11 +102,11 @@ test("search jumps to a match outside the loaded windows; Fit shows the overview
     .toBeGreaterThan(1000);
   // click three quarters down: the detail view opens around row ~4,800
   await page.getByTestId("inspector").evaluate((el) => el.scrollIntoView({ block: "end" }));
-  const box = (await page.getByTestId("big-overview").boundingBox())!;
+  const box = (await page.getByTestId("graph-overview").boundingBox())!;
   await page.mouse.click(box.x + 40, box.y + box.height * 0.75);
   await expect(graph).toHaveAttribute("data-mode", "detail");
-  await expect(graph.locator("[data-testid=big-node]").first()).toBeVisible();
-  const rows = await graph.locator("[data-testid=big-node]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-order-index"))));
+  await expect(graph.locator("[data-testid=graph-node]").first()).toBeVisible();
+  const rows = await graph.locator("[data-testid=graph-node]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-order-index"))));
   const mid = rows.reduce((a, r) => a + r, 0) / rows.length;
   expect(Math.abs(mid - 0.75 * 6402)).toBeLessThan(200);
 });
@@ -176,4 +176,45 @@ test("an annotator on a blind assignment gets the timeline but no symptom toggle
   await expect(timelineRow(page, b.order[0])).toBeVisible();
   await expect(page.getByTestId("symptoms-toggle")).toHaveCount(0);
   expect((await page.request.get(`/api/cases/${encodeURIComponent(b.id)}/symptoms`)).status()).toBe(403);
+});
+
+test("the layered (ELK) layout and the minimap on a window of 600 rows of the large trace, moving with the selection", async ({ page }) => {
+  const target = "tool_result_1000";
+  const row = b.order.indexOf(target);
+  const windowText = (r: number) => {
+    const from = Math.max(0, Math.min(6402 - 600, Math.round(r - 300)));
+    return { from, text: `rows ${from.toLocaleString("en")}–${(from + 599).toLocaleString("en")}` };
+  };
+  await page.goto(`/cases/${encodeURIComponent(b.id)}?node=${target}`);
+  await expect(graphNode(page, target)).toHaveAttribute("data-selected", "true");
+  const graph = page.getByTestId("trace-graph");
+  // agent lanes over windows: no minimap (zoomed out, the overview stands for it)
+  await expect(graph).toHaveAttribute("data-layout", "lanes");
+  await expect(page.getByTestId("overview-map")).toHaveCount(0);
+  await page.getByLabel("Graph layout").selectOption("layered");
+  await expect(graph).toHaveAttribute("data-layout", "layered", { timeout: 30_000 });
+  await expect(page.getByText(/^ELK:/)).toHaveCount(0);
+  const w = windowText(row);
+  await expect(page.getByTestId("layered-window")).toHaveText(w.text);
+  await expect(page.getByTestId("overview-map")).toBeVisible();
+  await expect(graphNode(page, target)).toHaveAttribute("data-selected", "true");
+  // every node drawn is a row of the window
+  const rows = await graph.locator("[data-testid=graph-node]").evaluateAll((els) => els.map((e) => Number(e.getAttribute("data-order-index"))));
+  expect(rows.length).toBeGreaterThan(3);
+  for (const r of rows) expect(r >= w.from && r < w.from + 600, `row ${r} in the window`).toBe(true);
+  // a click selects and opens the panel
+  const other = b.order[row + 1];
+  await graphNode(page, other).click();
+  await expect(graphNode(page, other)).toHaveAttribute("data-selected", "true");
+  await panelShows(page, other);
+  // a selection outside the window (search) moves the window there and lays it out
+  const far = "tool_call_1444";
+  const search = page.getByLabel("Search in this trace");
+  await search.fill(far);
+  await expect(page.getByTestId("match-count")).toHaveText(/^\d+ match/);
+  await search.press("Enter");
+  await expect(page.getByTestId("layered-window")).toHaveText(windowText(b.order.indexOf(far)).text, { timeout: 30_000 });
+  await expect(graph).toHaveAttribute("data-layout", "layered", { timeout: 30_000 });
+  await expect(graphNode(page, far)).toHaveAttribute("data-selected", "true");
+  await page.screenshot({ path: "e2e-artifacts/windowed-layered.png" });
 });

@@ -86,7 +86,7 @@ function probe(arg: { nodeId: string }) {
   (window as unknown as { __big: P }).__big = b;
   const sel = `[data-testid="node-detail"][data-node-id="${CSS.escape(arg.nodeId)}"]`;
   const mo = new MutationObserver(() => {
-    if (b.node === null && document.querySelector('[data-testid="big-node"]')) b.node = performance.now();
+    if (b.node === null && document.querySelector('[data-testid="graph-node"]')) b.node = performance.now();
     if (b.detail === null && document.querySelector(sel)) b.detail = performance.now();
     if (b.want && b.panelAt === null && document.querySelector(`[data-testid="node-detail"][data-node-id="${CSS.escape(b.want)}"]`)) b.panelAt = performance.now();
   });
@@ -107,7 +107,7 @@ async function framesDuring(page: Page, drag: () => Promise<void>) {
 }
 
 async function dragGraph(page: Page) {
-  const box = (await page.getByTestId("big-graph").boundingBox())!;
+  const box = (await page.getByTestId("graph-canvas").boundingBox())!;
   const x = box.x + box.width / 2;
   for (const dir of [-1, 1]) {
     let y = box.y + box.height / 2;
@@ -154,7 +154,7 @@ async function browse(browser: Browser, server: Server, bundleId: string, nodes:
         b.want = w;
         b.panelAt = null;
       }, id);
-      await page.locator(`[data-testid="big-node"][data-node-id="${id}"]`).click({ timeout: 30_000 });
+      await page.locator(`[data-testid="graph-node"][data-node-id="${id}"]`).click({ timeout: 30_000 });
       const h = await page.waitForFunction(() => {
         const b = (window as unknown as { __big: { down: number; panelAt: number | null } }).__big;
         return b.panelAt !== null ? b.panelAt - b.down : false;
@@ -163,7 +163,7 @@ async function browse(browser: Browser, server: Server, bundleId: string, nodes:
     }
     // pan at full zoom-out (the overview of every node), then at 1.5x that zoom
     await page.keyboard.press("f");
-    await page.getByTestId("big-overview").waitFor({ timeout: 30_000 });
+    await page.getByTestId("graph-overview").waitFor({ timeout: 30_000 });
     await page.waitForFunction(() => typeof (window as unknown as { __symtraceOverviewMs?: number }).__symtraceOverviewMs === "number", undefined, { timeout: 120_000 });
     const drawMs = await page.evaluate(() => (window as unknown as { __symtraceOverviewMs: number }).__symtraceOverviewMs);
     const panFull = await framesDuring(page, () => dragGraph(page));

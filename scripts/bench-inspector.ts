@@ -13,13 +13,14 @@
  * is "cold" (first request of the page to a fresh server: route code loaded, SQLite pages read);
  * runs 2.. are "warm" on the server side, still with an empty browser cache.
  * Measured from navigation start (performance.timeOrigin):
- *   - node in DOM: the first trace node element (`.react-flow__node-trace[data-id]`, not
+ *   - node in DOM: the first trace node element (`[data-testid=graph-node]`, not
  *     visibility:hidden) appears (MutationObserver in an init script; this may be server-rendered HTML,
  *     i.e. before hydration);
  *   - first graph paint: the `symtrace:graph-rendered` mark (first frame after trace nodes reached
- *     React Flow on the client: hydrated, i.e. interactive); the goal (< 1.5 s) applies to this one;
- *   - layout: `window.__symtraceLayoutMs` (the lane layout);
- *   - rendered/total: trace nodes React Flow holds in the DOM vs nodes in the case;
+ *     the graph on the client: hydrated, i.e. interactive); the goal (< 1.5 s) applies to this one;
+ *   - layout: `window.__symtraceLayoutMs` (the first scene, lib/layout graphScene: the rows on screen
+ *     and their edges; there is no whole-trace layout step);
+ *   - rendered/total: trace nodes the graph holds in the DOM vs nodes in the case;
  *   - detail: the node panel shows the deep-linked node (`[data-testid=node-detail][data-node-id]`);
  *   - pan: requestAnimationFrame deltas while dragging the pane vertically (2 drags of 60 x 15 px
  *     over ~1.5 s each): median / p95 frame time, fps implied by the median, frames > 50 ms;
@@ -279,7 +280,7 @@ function pageProbe(arg: { nodeId: string }) {
   const detailSel = `[data-testid="node-detail"][data-node-id="${CSS.escape(arg.nodeId)}"]`;
   const check = () => {
     if (b.nodeInDom === null) {
-      for (const el of document.querySelectorAll<HTMLElement>(".react-flow__node-trace[data-id]")) {
+      for (const el of document.querySelectorAll<HTMLElement>("[data-testid=graph-node]")) {
         if (el.style.visibility !== "hidden") {
           b.nodeInDom = performance.now();
           requestAnimationFrame(() => (b.nodeInDomRaf = performance.now()));
@@ -318,7 +319,7 @@ async function collectLoad(page: Page) {
       firstPaintMs: paint,
       markNodes: ((mark?.detail as { nodes?: number } | null)?.nodes ?? null) as number | null,
       layoutMs: ((window as unknown as { __symtraceLayoutMs?: number }).__symtraceLayoutMs ?? null) as number | null,
-      rendered: document.querySelectorAll(".react-flow__node-trace").length,
+      rendered: document.querySelectorAll("[data-testid=graph-node]").length,
       detailMs: b.detail,
       requestMs: nav.requestStart,
       ttfbMs: nav.responseStart,
@@ -348,8 +349,8 @@ async function panePoint(page: Page): Promise<{ x: number; y: number }> {
             const x = cx + sx * dx;
             const y = g.top + g.height / 2 + sy * dy;
             const el = document.elementFromPoint(x, y);
-            if (!el || !el.closest(".react-flow")) continue;
-            if (el.closest(".react-flow__node-trace, .react-flow__controls, .react-flow__edge, [data-testid=overview-map]")) continue;
+            if (!el || !el.closest("[data-testid=graph-canvas]")) continue;
+            if (el.closest("[data-testid=graph-node], [data-testid=lane-headers], button, [data-testid=overview-map]")) continue;
             return { x, y };
           }
         }

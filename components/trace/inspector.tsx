@@ -1,21 +1,25 @@
 "use client";
 
+import dynamic from "next/dynamic";
 import { useSearchParams } from "next/navigation";
 import { useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { caseHref } from "@/lib/case-links";
-import { adjacency, BLOCK_ROWS, ELK_MAX_NODES, laneLayout, NO_AGENT, type GraphEdgeLite, type GraphNodeLite } from "@/lib/layout";
+import { BLOCK_ROWS, ELK_MAX_NODES, type GraphEdgeLite, type GraphNodeLite } from "@/lib/layout";
 import type { SymptomLayer } from "@/lib/symptoms";
 import type { WindowedSymptoms } from "@/lib/services/symptoms-case";
-import { InspectorGraph } from "@/components/graph/inspector-graph";
-import { useElkLayout } from "@/components/graph/use-elk-layout";
+import { TraceGraph } from "@/components/graph/trace-graph";
+import { useLayeredWindow } from "@/components/graph/use-layered-window";
 import { KeyboardHelp } from "./keyboard-help";
 import { matchIndex, NodeSymptoms, SearchBar, SidePanel, useInspectorKeys, useTraceSearch, withAnchorMark, type Found, type SideTab } from "./inspector-parts";
 import { SymptomRules } from "./symptom-rules";
-import { Timeline, WindowedTimeline } from "./timeline";
-import { useWindowedTrace, type BigTraceProps } from "./use-windowed-trace";
+// Code-split (issue 25 item 2): the timeline's chunk loads beside the graph's and hydrates on its own,
+// so the first window's graph does not wait for it. elkjs is only in its worker's chunk (use-elk-layout.ts).
+const Timeline = dynamic(() => import("./timeline").then((m) => m.Timeline));
+const WindowedTimeline = dynamic(() => import("./timeline").then((m) => m.WindowedTimeline));
+import { useTraceWindows, type BigTraceProps } from "./use-trace-windows";
 
 export type { SideTab } from "./inspector-parts";
-export type { BigTraceProps } from "./use-windowed-trace";
+export type { BigTraceProps } from "./use-trace-windows";
 
 type Selection = { id: string; orderIndex: number } | null;
 type FetchedSymptoms = { status: "loading" } | { status: "error"; message: string } | { status: "ok"; layer: WindowedSymptoms } | null;
@@ -25,12 +29,14 @@ type FetchedSymptoms = { status: "loading" } | { status: "error"; message: strin
  * node detail, with one shared selection (kept in the URL as ?node=), text search (server side)
  * and keyboard navigation (keyboard-help.tsx).
  *
- * A trace is a set of windows of its observed order. A small one is one window: `nodes`/`edges`
- * hold all of it, the graph offers the agent-lane and the ELK layered layout and a minimap. A
- * large one (`big`, issue 16 item 4) is fetched in windows of 200 rows around the viewport
- * (use-windowed-trace.ts) with a canvas overview when zoomed out; search, deep links, j/k, p/c,
- * n/N and the panel's links fetch the window holding their target before selecting it, and the
- * "Symptoms" toggle fetches the layer of the whole case once (/symptoms) instead of receiving it.
+ * A trace is a set of windows of its observed order (use-trace-windows.ts). A small one is one
+ * window: `nodes`/`edges` hold all of it. A large one (`big`, issue 16 item 4) is fetched in
+ * windows of 200 rows around the viewport, with a canvas overview when zoomed out; its "Symptoms"
+ * toggle fetches the layer of the whole case once (/symptoms) instead of receiving it. Selection,
+ * search, deep links, j/k, p/c, n/N and the panel's links go through the windows either way (the
+ * window holding a target is fetched first when needed), and one graph draws both
+ * (components/graph/trace-graph.tsx): agent lanes, or the ELK layered layout of one window of at
+ * most ELK_MAX_NODES rows (the whole trace, or the rows around the selection).
  */
 export function Inspector({
   bundleId,
@@ -70,21 +76,18 @@ export function Inspector({
 }) {
   const caseKey = encodeURIComponent(bundleId);
   const windowed = big !== null;
-  const count = big ? big.count : nodes.length;
-
-  // ---- one window: everything is here
-  const indexOf = useMemo(() => new Map(nodes.map((n, i) => [n.id, i])), [nodes]);
-  const adj = useMemo(() => adjacency(edges), [edges]);
-  // ---- windows: fetched around the viewport
-  const win = useWindowedTrace(caseKey, big);
+  // ---- the trace as windows (a small trace: one window holding every row)
+  const win = useTraceWindows(caseKey, big, nodes, edges);
+  const count = win.count;
 
   // The URL's ?node= (kept current by select() through history.replaceState) wins over the server's
   // initial node: a remount after a refresh (e.g. the workbench after submitting) keeps the selection.
   const urlNode = useSearchParams().get("node");
   const [selected, setSelected] = useState<Selection>(() => {
     if (big) return big.initial;
-    const id = urlNode && indexOf.has(urlNode) ? urlNode : (initialNodeId ?? nodes[0]?.id ?? null);
-    return id !== null && indexOf.has(id) ? { id, orderIndex: indexOf.get(id)! } : null;
+    const byId = (id: string | null) => (id ? nodes.find((n) => n.id === id) : undefined);
+    const n = byId(urlNode) ?? byId(initialNodeId) ?? nodes[0];
+    return n ? { id: n.id, orderIndex: n.orderIndex } : null;
   });
   const select = useCallback(
     (id: string, orderIndex: number) => {
@@ -97,63 +100,51 @@ export function Inspector({
   const selectRow = useCallback(
     async (row: number) => {
       if (row < 0 || row >= count) return;
-      if (!windowed) return select(nodes[row].id, row);
       const b = await win.loadBlock(Math.floor(row / BLOCK_ROWS));
       const n = b.nodes[row - b.from];
       if (n) select(n.id, n.orderIndex);
     },
-    [count, windowed, nodes, win, select],
+    [count, win, select],
   );
-  /** Select a node by id (in windows: its position asked from the server when not loaded). */
+  /** Select a node by id (its position asked from the server when no loaded window holds it). */
   const selectId = useCallback(
     async (id: string) => {
-      if (!windowed) {
-        const row = indexOf.get(id);
-        if (row !== undefined) select(id, row);
-        return;
-      }
       const n = win.findLoaded(id);
       if (n) return select(n.id, n.orderIndex);
+      if (!windowed) return;
       const r = await fetch(`/api/cases/${caseKey}/graph/locate?node=${encodeURIComponent(id)}`);
       if (!r.ok) return;
       const { orderIndex } = (await r.json()) as { orderIndex: number };
       await win.loadBlock(Math.floor(orderIndex / BLOCK_ROWS));
       select(id, orderIndex);
     },
-    [windowed, indexOf, win, caseKey, select],
+    [windowed, win, caseKey, select],
   );
 
-  // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft navigation:
-  // follow it (one window: adjusting state during render; windows: once its window is fetched).
-  const [lastUrlNode, setLastUrlNode] = useState(urlNode);
-  if (urlNode !== lastUrlNode) {
-    setLastUrlNode(urlNode);
-    if (!windowed && urlNode && urlNode !== selected?.id && indexOf.has(urlNode)) setSelected({ id: urlNode, orderIndex: indexOf.get(urlNode)! });
-  }
-  const lastWindowUrl = useRef(urlNode);
+  // A link elsewhere on the page (e.g. a reference label's node) changes ?node= by soft navigation: follow it.
+  const lastUrl = useRef(urlNode);
   useEffect(() => {
-    if (!windowed || urlNode === lastWindowUrl.current) return;
-    lastWindowUrl.current = urlNode;
+    if (urlNode === lastUrl.current) return;
+    lastUrl.current = urlNode;
     if (urlNode && urlNode !== selected?.id) requestAnimationFrame(() => void selectId(urlNode));
-  }, [windowed, urlNode, selected?.id, selectId]);
-  // A node chosen in a panel (parents/children, annotation links). Windows: selected once its window is known.
+  }, [urlNode, selected?.id, selectId]);
+  // A node chosen in a panel (parents/children, annotation links): selected once its window is known.
   const [wanted, setWanted] = useState<{ id: string } | null>(null);
-  const panelSelect = useCallback((id: string) => (windowed ? setWanted({ id }) : void selectId(id)), [windowed, selectId]);
+  const panelSelect = useCallback((id: string) => setWanted({ id }), []);
   useEffect(() => {
     if (wanted) requestAnimationFrame(() => void selectId(wanted.id));
   }, [wanted]); // eslint-disable-line react-hooks/exhaustive-deps
 
   // ---- search
-  const rowOf = useCallback((id: string) => (windowed ? undefined : indexOf.get(id)), [windowed, indexOf]);
+  const rowOf = useCallback((id: string) => win.findLoaded(id)?.orderIndex, [win]);
   const jumpIn = useCallback(
     (m: Found, delta: number, fromStart: boolean) => {
       const cur = fromStart ? (delta > 0 ? -1 : count) : (selected?.orderIndex ?? -1);
       const k = matchIndex(m.pos, cur, delta);
       if (k < 0) return;
-      if (!windowed) return select(m.ids[k], m.pos[k]);
       void win.loadBlock(Math.floor(m.pos[k] / BLOCK_ROWS)).then(() => select(m.ids[k], m.pos[k]));
     },
-    [count, selected, windowed, win, select],
+    [count, selected, win, select],
   );
   const search = useTraceSearch(caseKey, rowOf, jumpIn);
   const { active, matchSet } = search;
@@ -162,17 +153,12 @@ export function Inspector({
   const walk = useCallback(
     (dir: "parent" | "child") => {
       if (!selected) return;
-      if (!windowed) {
-        const e = edges[((dir === "parent" ? adj.incoming : adj.outgoing).get(selected.id) ?? [])[0]];
-        if (e) void selectId(dir === "parent" ? e.from : e.to);
-        return;
-      }
       const e = win.firstEdge(selected, dir);
       if (!e) return;
       const [id, row] = dir === "parent" ? [e.from, e.fromIndex] : [e.to, e.toIndex];
       void win.loadBlock(Math.floor(row / BLOCK_ROWS)).then(() => select(id, row));
     },
-    [selected, windowed, edges, adj, win, selectId, select],
+    [selected, win, select],
   );
 
   // ---- view state
@@ -193,16 +179,10 @@ export function Inspector({
     closeHelp: () => setHelp(false),
   });
 
-  // ---- layout (one window): agent lanes, or ELK layered when the window is small enough
+  // ---- layout: agent lanes, or ELK layered over one window of at most ELK_MAX_NODES rows
   const [mode, setMode] = useState<"lanes" | "layered">("lanes");
-  const agents = useMemo(() => [...new Set(nodes.map((n) => n.agent).filter((a): a is string => !!a))], [nodes]);
-  const lanes = useMemo(() => laneLayout(nodes), [nodes]);
-  const canElk = !windowed && nodes.length <= ELK_MAX_NODES;
-  const elk = useElkLayout(nodes, edges, mode === "layered" && canElk);
-  const layout = mode === "layered" && elk.layout ? elk.layout : lanes;
-  useEffect(() => {
-    if (!windowed) (window as unknown as { __symtraceLayoutMs?: number }).__symtraceLayoutMs = lanes.ms;
-  }, [windowed, lanes]);
+  const elk = useLayeredWindow(win, selected?.orderIndex ?? null, mode === "layered");
+  const layered = useMemo(() => (elk.placement && elk.minimap ? { placement: elk.placement, minimap: elk.minimap } : null), [elk.placement, elk.minimap]);
 
   // ---- symptom layer: given with one window, fetched for windows
   const [showSymptoms, setShowSymptoms] = useState(false);
@@ -228,7 +208,7 @@ export function Inspector({
   const symptomsAvailable = windowed ? !!big?.symptomsAvailable : !!symptoms;
   const anchorRow = layer ? (layer.anchorRow ?? layer.anchorNodeRow) : null;
 
-  const selectedNode: GraphNodeLite | null = selected ? ((windowed ? win.getRow(selected.orderIndex) : nodes[selected.orderIndex]) ?? null) : null;
+  const selectedNode: GraphNodeLite | null = selected ? (win.getRow(selected.orderIndex) ?? null) : null;
   const symptomRules = !selected ? null : layer ? (
     <NodeSymptoms caseKey={caseKey} nodeId={selected.id} onSelect={panelSelect} />
   ) : given ? (
@@ -249,26 +229,26 @@ export function Inspector({
             <span data-testid="windowed-note" title="This trace is shown in windows of the observed order; zoom out for the overview">
               {count.toLocaleString("en")} nodes · windowed
             </span>
-          ) : (
-            <>
-              <label className="flex items-center gap-1 text-xs text-slate-600">
-                Layout
-                <select
-                  value={mode}
-                  onChange={(e) => setMode(e.target.value as "lanes" | "layered")}
-                  className="rounded border border-slate-300 px-1 py-0.5 text-xs"
-                  aria-label="Graph layout"
-                >
-                  <option value="lanes">Agent lanes (observed order)</option>
-                  <option value="layered" disabled={!canElk}>
-                    Layered (ELK){canElk ? "" : ` — over ${ELK_MAX_NODES} nodes`}
-                  </option>
-                </select>
-              </label>
-              {mode === "layered" && !elk.layout && !elk.error ? <span className="text-xs text-slate-500">laying out…</span> : null}
-              {elk.error ? <span className="text-xs text-red-700">ELK: {elk.error}</span> : null}
-            </>
-          )}
+          ) : null}
+          <label className="flex items-center gap-1 text-xs text-slate-600">
+            Layout
+            <select
+              value={mode}
+              onChange={(e) => setMode(e.target.value as "lanes" | "layered")}
+              className="rounded border border-slate-300 px-1 py-0.5 text-xs"
+              aria-label="Graph layout"
+            >
+              <option value="lanes">Agent lanes (observed order)</option>
+              <option value="layered">{count > ELK_MAX_NODES ? `Layered (ELK), ${ELK_MAX_NODES} rows around the selection` : "Layered (ELK)"}</option>
+            </select>
+          </label>
+          {elk.range && count > ELK_MAX_NODES ? (
+            <span data-testid="layered-window">
+              rows {elk.range.from.toLocaleString("en")}–{(elk.range.to - 1).toLocaleString("en")}
+            </span>
+          ) : null}
+          {mode === "layered" && !layered && !elk.error ? <span className="text-xs text-slate-500">laying out…</span> : null}
+          {elk.error ? <span className="text-xs text-red-700">ELK: {elk.error}</span> : null}
           {symptomsAvailable ? (
             <button
               type="button"
@@ -314,17 +294,14 @@ export function Inspector({
           )}
         </div>
         <div className="min-h-0">
-          <InspectorGraph
-            trace={
-              big
-                ? { kind: "windowed", count, lanes: big.lanes, getRow: win.getRow, edgesIn: win.edgesIn, needRows: win.needRows, index: win.index, needIndex: win.needIndex }
-                : { kind: "whole", nodes, edges, layout, agents: agents.length ? agents : [NO_AGENT] }
-            }
+          <TraceGraph
+            trace={win}
+            layered={mode === "layered" ? layered : null}
             selected={selected}
             matches={matchSet}
             marks={shownMarks}
             symptomCf={symptomCf}
-            onSelect={windowed ? select : (id) => void selectId(id)}
+            onSelect={select}
             fitSignal={fitSignal}
             centreSignal={centreSignal}
           />

@@ -1,6 +1,6 @@
 /**
  * Edge windowing on a wide fan-out (issue 10 item 9): one dispatcher -> 2,000 parallel calls ->
- * one join. With the dispatcher on screen, React Flow must not be handed its 2,000 edges and
+ * one join. With the dispatcher on screen, the graph must not draw its 2,000 edges and
  * 2,000 far endpoints; the edges left out are counted on the dispatcher.
  */
 import { describe, expect, test } from "vitest";

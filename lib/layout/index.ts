@@ -7,4 +7,9 @@ export { compactGraph, expandGraph, type CompactGraph } from "./compact";
 export { nodeImportWarningsOf, importWarningCounts, IMPORT_WARNINGS_KEY } from "./warnings";
 export { nodeTimingOf, startNsOf, tokensOf, timingCells, traceStartNs, type NodeTiming, type NodeTokens, type TimingCells } from "./timing";
 export { fitView, laneHeaderBoxes, FIT_MIN_ZOOM, FIT_MAX_ZOOM, LANE_HEADER_MIN_PX, LANE_HEADER_ROW_PX, type FitOptions, type FitMode, type FitResult, type LaneHeaderBox } from "./fit";
-export { ROW_PX, LANE_PX, NODE_W, NODE_H, BLOCK_ROWS, DETAIL_MIN_ZOOM, MAX_ZOOM as ROW_MAX_ZOOM, visibleRows, minZoom, clampTop, centreRow, blocksFor, overviewDensity, type RowView } from "./windowed";
+export {
+  ROW_PX, LANE_PX, NODE_W, NODE_H, ROW_Y0, LANE_X0, BLOCK_ROWS, DETAIL_MIN_ZOOM, MIN_ZOOM, MAX_ZOOM,
+  rowPoint, rowsExtent, rowsInView, rowAtTop, visibleRows, minZoom, viewAtRow, clampViewport, layeredWindow, blocksFor, overviewDensity,
+  type ClampBox,
+} from "./windowed";
+export { graphScene, type Placement, type LanesPlacement, type LayeredPlacement, type Scene, type SceneNode, type SceneEdge } from "./scene";

@@ -1,11 +1,11 @@
 /**
- * Which nodes lie in (or near) the viewport: React Flow is handed only these, so a 4,000-node
- * trace renders like a 100-node one (see the measurements notes: handing all 4,000
- * nodes to React Flow costs ~2 s before anything shows).
+ * Which nodes lie in (or near) the viewport: the graph draws only these (scene.ts), so a
+ * 4,000-node trace renders like a 100-node one (handing all 4,000 nodes to a renderer cost ~2 s
+ * before anything showed, measured with React Flow).
  */
 import type { GraphEdgeLite, LayoutResult, Point } from "./types";
 
-/** React Flow viewport: flow point p shows at screen p · zoom + (x, y). */
+/** The graph's viewport: flow point p shows at screen p · zoom + (x, y). */
 export interface Viewport {
   x: number;
   y: number;
@@ -54,7 +54,7 @@ export function nodesInView(layout: LayoutResult, v: Viewport, width: number, he
     .map((e) => e.id);
 }
 
-/** Limits of {@link edgesForNodes}: how many edges React Flow is handed at most. */
+/** Limits of {@link edgesForNodes}: how many edges the graph draws at most. */
 export interface EdgeWindowOptions {
   /** Node positions (top-left, flow units), to keep the far ends nearest the viewport centre. */
   positions?: Map<string, Point>;
@@ -74,7 +74,7 @@ export const EDGE_WINDOW = { maxFarPerNode: 12, maxEdges: 1500 } as const;
  * rendered, plus per rendered node at most `maxFarPerNode` edges leaving the screen (those whose
  * far end lies nearest the viewport centre) with the far endpoints they need, and never more than
  * `maxEdges` in all. Every edge left out is counted on its rendered endpoint (`hidden`), so the
- * node can show "+1,988 edges" instead of the graph handing React Flow 2,000 edges and 2,000 far
+ * node can show "+1,988 edges" instead of the graph drawing 2,000 edges and 2,000 far
  * nodes for one dispatcher (the 65 s freeze of issue 10 item 9). O(sum of the rendered nodes'
  * degrees + k log k) per call.
  * @param visible ids of the rendered nodes

@@ -1,14 +1,69 @@
 import { describe, expect, test } from "vitest";
-import { BLOCK_ROWS, blocksFor, centreRow, clampTop, minZoom, overviewDensity, ROW_PX, visibleRows } from "./windowed";
+import { laneLayout } from "./lanes";
+import {
+  BLOCK_ROWS,
+  blocksFor,
+  clampViewport,
+  layeredWindow,
+  minZoom,
+  NODE_H,
+  overviewDensity,
+  ROW_PX,
+  rowAtTop,
+  rowPoint,
+  rowsExtent,
+  rowsInView,
+  viewAtRow,
+  visibleRows,
+} from "./windowed";
 
-describe("windowed inspector geometry", () => {
-  test("full zoom-out puts every row on screen; clamp and centre stay inside the trace", () => {
+describe("agent-lane geometry of the graph (any trace size)", () => {
+  test("rowPoint and rowsExtent are the lane layout's positions and bounds", () => {
+    const nodes = ["A", "B", "A", null, "B"].map((agent, i) => ({ id: `n${i}`, type: "message", agent, label: null, status: null, orderIndex: i }));
+    const lanes = laneLayout(nodes);
+    const laneOf = new Map(lanes.lanes.map((l, i) => [l.agent, i]));
+    for (const n of nodes) expect(rowPoint(n.orderIndex, laneOf.get(n.agent ?? "—")!)).toEqual(lanes.positions.get(n.id));
+    expect(rowsExtent(nodes.length, lanes.lanes.length)).toEqual({ width: lanes.width, height: lanes.height });
+  });
+
+  test("rowsInView: the rows whose box meets the screen, clipped to the trace", () => {
+    // row r spans flow y [40 + 76r, 96 + 76r]; at zoom 1 and y offset -760 the screen shows flow y [760, 1360]
+    expect(rowsInView({ x: 0, y: -760, zoom: 1 }, 600, 1000)).toEqual({ first: 9, last: 17 });
+    expect(rowsInView({ x: 0, y: 0, zoom: 0.5 }, 600, 5)).toEqual({ first: 0, last: 4 });
+    const none = rowsInView({ x: 0, y: -1e6, zoom: 1 }, 600, 10);
+    expect(none.last).toBeLessThan(none.first);
+    // row 9's bottom edge (96 + 684 = 780) is on screen, row 8's (704) is not
+    expect(9 * ROW_PX + 40 + NODE_H).toBeGreaterThan(760);
+  });
+
+  test("viewAtRow puts the row at the top edge; full zoom-out puts every row on screen", () => {
+    expect(rowAtTop(viewAtRow(123.5, 0.4, 30))).toBeCloseTo(123.5, 9);
+    expect(viewAtRow(0, 1, 30).x).toBe(-30);
     const z = minZoom(1_000_000, 800);
     expect(visibleRows(800, z)).toBeCloseTo(1_000_000, 3);
-    expect(clampTop(-5, 1000, 800, 1)).toBe(0);
-    expect(clampTop(5000, 1000, 760, 1)).toBe(990); // 10 rows of 76 px on 760 px
-    expect(centreRow(500, 1000, 760, 1)).toBeCloseTo(495.5, 6);
-    expect(centreRow(2, 1000, 760, 1)).toBe(0);
+    expect(minZoom(10, 800)).toBe(0.25);
+  });
+
+  test("clampViewport: zoom in range, small content stays on screen, large content covers it", () => {
+    const screen = { width: 1000, height: 600 };
+    const box = { x0: 0, y0: 0, x1: 900, y1: 7680 }; // 3 lanes, 100 rows
+    // scrolled above the first row: back to the top edge (below a 24 px header)
+    expect(clampViewport({ x: 0, y: 500, zoom: 1 }, box, screen, { min: 0.1, max: 2 }, 24)).toEqual({ x: 0, y: 24, zoom: 1 });
+    // scrolled past the last row: the last row at the bottom edge
+    expect(clampViewport({ x: 0, y: -99_999, zoom: 1 }, box, screen, { min: 0.1, max: 2 }).y).toBe(600 - 7680);
+    // lanes narrower than the screen stay wholly on it
+    expect(clampViewport({ x: 400, y: 0, zoom: 1 }, box, screen, { min: 0.1, max: 2 }).x).toBe(100);
+    expect(clampViewport({ x: -50, y: 0, zoom: 1 }, box, screen, { min: 0.1, max: 2 }).x).toBe(0);
+    expect(clampViewport({ x: 0, y: 0, zoom: 9 }, box, screen, { min: 0.1, max: 2 }).zoom).toBe(2);
+    expect(clampViewport({ x: 0, y: 0, zoom: 0.01 }, box, screen, { min: 0.1, max: 2 }).zoom).toBe(0.1);
+  });
+
+  test("layeredWindow: the whole trace up to the limit, else the limit's rows around the selection", () => {
+    expect(layeredWindow(121, 100, 600)).toEqual({ from: 0, to: 121 });
+    expect(layeredWindow(600, 599, 600)).toEqual({ from: 0, to: 600 });
+    expect(layeredWindow(6402, 3000, 600)).toEqual({ from: 2700, to: 3300 });
+    expect(layeredWindow(6402, 10, 600)).toEqual({ from: 0, to: 600 });
+    expect(layeredWindow(6402, 6401, 600)).toEqual({ from: 5802, to: 6402 });
   });
 
   test("blocksFor: the blocks of the rows on screen plus a margin, nearest first, clipped", () => {
