@@ -123,6 +123,11 @@ export interface StartAttributionRunInput {
   budget: { maxCalls: number | null; maxTokens: number | null };
   /** Reserve the run for this runner (the foreground CLI), or null: any worker. */
   runner: string | null;
+  /**
+   * "new": refuse when a run of that name exists (the app's New run form); "existing": refuse when
+   * none does (its Resume); absent: create or resume (the CLI).
+   */
+  expect?: "new" | "existing";
 }
 
 /**
@@ -131,13 +136,16 @@ export interface StartAttributionRunInput {
  * runner are set to this start's; the status becomes budget-exhausted when the spent calls/tokens
  * already reach the new caps, else running (finished at once when no job is left).
  * @returns the run, and of this start's jobs: `total`, `resumed` (already done), `retried` (error → queued)
- * @throws AttributionRunError invalid (name) | conflict (the run exists with another model, protocol or seed)
+ * @throws AttributionRunError invalid (name) | conflict (the run exists with another model, protocol or seed; or
+ *   exists when `expect` is "new") | not-found (no such run when `expect` is "existing"); `at` "name" for the last two
  */
 export async function startAttributionRun(db: Db, input: StartAttributionRunInput): Promise<{ run: AttributionRunView; created: boolean; jobs: { total: number; resumed: number; retried: number } }> {
   if (!ATTRIBUTION_RUN_NAME.test(input.name)) throw new AttributionRunError("invalid", `run name must be 1–200 letters, digits, . _ -; got ${JSON.stringify(input.name)}`, "--run");
   const r = await db.$transaction(
     async (tx) => {
       const old = await tx.attributionRun.findUnique({ where: { name: input.name } });
+      if (old && input.expect === "new") throw new AttributionRunError("conflict", `a run named "${input.name}" already exists: resume it or choose another name`, "name");
+      if (!old && input.expect === "existing") throw new AttributionRunError("not-found", `no attribution run named "${input.name}"`, "name");
       let plan: AttributionRunPlan;
       if (old) {
         const was = JSON.parse(old.planJson) as AttributionRunPlan;
