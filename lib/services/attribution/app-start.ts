@@ -90,7 +90,7 @@ export async function startAttributionFromApp(db: Db, body: StartAttributionBody
   const { endpoint, problem } = serverAttributionEndpoint(o.env);
   const attributors = [...new Set(body.attributors)];
   const needs = attributors.filter((a) => ATTRIBUTORS[a].usesLlm);
-  if (needs.length && !endpoint) throw new AttributionRunError("invalid", `${needs.join(", ")} need a model endpoint: ${problem}`, "attributors");
+  if (needs.length && !endpoint) throw new AttributionRunError("invalid", `${needs.join(", ")} ${needs.length === 1 ? "needs" : "need"} a model endpoint: ${problem}`, "attributors");
   let loaded;
   try {
     loaded = loadWhoWhenCases(o.sources ?? whoWhenSources(), body.subsets as Subset[], body.limit ?? null);
