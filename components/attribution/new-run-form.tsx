@@ -2,7 +2,8 @@
 /**
  * The attribution page's "New attribution run" form (issue 24): run name, attributors (the
  * registry's; the LLM ones disabled with the reason when the server has no model endpoint), ground
- * truth with / without / both, the Who&When subsets the server ships and how many cases of each,
+ * truth with / without / both, the cases — the Who&When subsets the server ships, or the Who&When
+ * cases imported into the database — and how many of each subset,
  * seed and budget caps. Start posts {action: "start", …} to /api/experiments/attribution (the run
  * and its jobs are made as `symtrace detect --eval --attribution --background` makes them) and
  * opens the run on the page (its progress follows while the workers run it). Refusals are shown
@@ -27,7 +28,9 @@ export function NewAttributionRunForm({ options }: { options: AttributionAppOpti
   const [name, setName] = useState("");
   const [chosen, setChosen] = useState<string[]>(usable);
   const [gt, setGt] = useState<Gt>("both");
-  const [subsets, setSubsets] = useState<string[]>(options.subsets.map((s) => s.subset));
+  const [source, setSource] = useState<"dataset" | "database">(options.subsets.length || !options.database.subsets.length ? "dataset" : "database");
+  const offered = source === "dataset" ? options.subsets : options.database.subsets;
+  const [subsets, setSubsets] = useState<string[]>(offered.map((s) => s.subset));
   const [limit, setLimit] = useState("");
   const [seed, setSeed] = useState(String(options.defaultSeed));
   const [maxCalls, setMaxCalls] = useState("");
@@ -36,7 +39,7 @@ export function NewAttributionRunForm({ options }: { options: AttributionAppOpti
   const [error, setError] = useState<PostResult["error"]>(null);
 
   const per = limit.trim() ? Number(limit) : null;
-  const counts = options.subsets.filter((s) => subsets.includes(s.subset)).map((s) => ({ subset: s.subset, n: per !== null && per >= 0 ? Math.min(per, s.cases) : s.cases }));
+  const counts = offered.filter((s) => subsets.includes(s.subset)).map((s) => ({ subset: s.subset, n: per !== null && per >= 0 ? Math.min(per, s.cases) : s.cases }));
   const total = counts.reduce((n, c) => n + c.n, 0);
   const jobs = plannedJobs(options.attributors, chosen, gt, total);
   const toggle = (list: string[], x: string, on: boolean) => (on ? [...list, x] : list.filter((y) => y !== x));
@@ -45,7 +48,7 @@ export function NewAttributionRunForm({ options }: { options: AttributionAppOpti
     setBusy(true);
     setError(null);
     const num = (s: string) => (s.trim() ? Number(s) : null);
-    const r = await postAttribution({ action: "start", name: name.trim(), attributors: chosen, groundTruth: gt, subsets, limit: num(limit), seed: num(seed) ?? undefined, maxCalls: num(maxCalls), maxTokens: num(maxTokens) });
+    const r = await postAttribution({ action: "start", name: name.trim(), attributors: chosen, groundTruth: gt, source, subsets, limit: num(limit), seed: num(seed) ?? undefined, maxCalls: num(maxCalls), maxTokens: num(maxTokens) });
     if (r.ok && r.run) {
       router.push(`/experiments/attribution?run=${encodeURIComponent(r.run)}`);
       router.refresh();
@@ -94,21 +97,45 @@ export function NewAttributionRunForm({ options }: { options: AttributionAppOpti
         ))}
       </fieldset>
       <fieldset className="flex flex-col gap-1 text-sm">
-        <legend className="text-xs text-slate-600">Cases: Who&amp;When subsets shipped with this server ({options.datasetDir})</legend>
-        {options.subsets.length ? (
-          options.subsets.map((s) => (
+        <legend className="text-xs text-slate-600">Cases (Who&amp;When)</legend>
+        <div className="flex flex-wrap gap-4">
+          {(
+            [
+              ["dataset", `the dataset shipped with this server (${options.datasetDir})`],
+              ["database", "the Who&When cases imported into the database"],
+            ] as const
+          ).map(([k, label]) => (
+            <label key={k} className="flex items-center gap-1">
+              <input
+                type="radio"
+                name="source"
+                value={k}
+                checked={source === k}
+                onChange={() => {
+                  setSource(k);
+                  setSubsets((k === "dataset" ? options.subsets : options.database.subsets).map((s) => s.subset));
+                }}
+              />{" "}
+              {label}
+            </label>
+          ))}
+        </div>
+        {offered.length ? (
+          offered.map((s) => (
             <label key={s.subset} className="flex items-center gap-2">
               <input type="checkbox" name="subset" value={s.subset} checked={subsets.includes(s.subset)} onChange={(e) => setSubsets((c) => toggle(c, s.subset, e.target.checked))} />
               {s.subset} <span className="text-xs text-slate-500">({s.cases} cases)</span>
             </label>
           ))
         ) : (
-          <span className="text-xs text-red-700">No Who&amp;When subset folder is there: a run cannot be started from the app.</span>
+          <span className="text-xs text-red-700" data-testid="no-cases">
+            {source === "dataset" ? "No Who&When subset folder is there." : (options.database.refused ?? "No Who&When case is imported.")}
+          </span>
         )}
         <label className="flex items-center gap-2 text-xs text-slate-600">
           The first
           <input name="limit" type="number" min={1} className={`${input} w-20`} value={limit} onChange={(e) => setLimit(e.target.value)} placeholder="all" />
-          cases of each chosen subset (file order 1.json, 2.json, …)
+          cases of each chosen subset ({source === "dataset" ? "file order 1.json, 2.json, …" : "bundle-id order"})
         </label>
         <span className="text-xs text-slate-700" data-testid="attribution-plan">
           {total} case(s){counts.length ? `: ${counts.map((c) => `${c.n} ${c.subset}`).join(", ")}` : ""} — {jobs} job(s)

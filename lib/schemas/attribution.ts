@@ -18,9 +18,11 @@ export const startAttributionSchema = z.object({
   attributors: z.array(z.enum(ATTRIBUTOR_NAMES)).min(1, "choose at least one attributor"),
   /** The ground-truth settings of the LLM methods that have both (baselines and rules have none). */
   groundTruth: z.enum(["with", "without", "both"]).default("both"),
-  /** The Who&When subsets whose cases the run takes (from the dataset folders the server ships). */
+  /** Where the cases come from: the Who&When dataset folders the server ships, or the Who&When cases imported into the database. */
+  source: z.enum(["dataset", "database"]).default("dataset"),
+  /** The Who&When subsets whose cases the run takes. */
   subsets: z.array(z.enum(SUBSETS as [string, ...string[]])).min(1, "choose at least one subset"),
-  /** The first `limit` cases of each chosen subset (file order); null or absent: all. */
+  /** The first `limit` cases of each chosen subset (file or bundle-id order); null or absent: all. */
   limit: z.number().int("a whole number").positive("a positive number (or null: all cases)").nullish(),
   seed: z.number().int("a whole number").min(0).max(2 ** 31 - 1).optional(),
   /** Caps of the whole run: HTTP calls the endpoint answered, their tokens. */

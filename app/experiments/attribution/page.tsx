@@ -19,7 +19,7 @@ export const metadata: Metadata = { title: "Failure attribution" };
  * for a run stopped at its budget or with failed jobs. Researchers and admins.
  */
 export default async function AttributionPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
   const sp = await searchParams;
   const runs = await listAttributionRuns(getDb());
   const name = typeof sp.run === "string" ? sp.run : runs[0]?.name;
@@ -75,7 +75,7 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
       ) : (
         <p className="text-sm text-slate-600">{name ? `No attribution run named "${name}".` : "No attribution run yet."}</p>
       )}
-      <NewAttributionRunForm options={attributionAppOptions()} />
+      <NewAttributionRunForm options={await attributionAppOptions(getDb(), viewer)} />
     </div>
   );
 }

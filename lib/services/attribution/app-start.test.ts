@@ -11,7 +11,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { attributionCommand } from "../../../cli/detect-attribution";
 import type { AttributionLlm } from "../../attribution";
-import { AttributionRunError, getAttributionRun, type Db } from "../../db";
+import { AttributionRunError, getAttributionRun, importCase, type Db } from "../../db";
+import { importText } from "../../importers";
 import { urlOfDb } from "../../db/client";
 import { testDbPerFile } from "../../db/test-db";
 import { createWorker } from "../../jobs";
@@ -23,9 +24,11 @@ import { whoWhenSources } from "./sources";
 const h = testDbPerFile();
 const ROOT = path.resolve(__dirname, "../../../../shared/datasets/who_and_when_full");
 const sources = whoWhenSources(ROOT);
-const NO_ENDPOINT: NodeJS.ProcessEnv = {};
-const FAKE_ENDPOINT: NodeJS.ProcessEnv = { SYMTRACE_ATTRIBUTION_UPSTREAM: "http://fake.invalid/v1", SYMTRACE_ATTRIBUTION_MODEL: "fake-test-model", SYMTRACE_ATTRIBUTION_API_KEY: "sk-secret-test" };
+const NO_ENDPOINT = {} as NodeJS.ProcessEnv;
+const FAKE_ENDPOINT = { SYMTRACE_ATTRIBUTION_UPSTREAM: "http://fake.invalid/v1", SYMTRACE_ATTRIBUTION_MODEL: "fake-test-model", SYMTRACE_ATTRIBUTION_API_KEY: "sk-secret-test" } as unknown as NodeJS.ProcessEnv;
 const BASELINES = ["random", "last", "rules"] as const;
+/** A researcher with no annotator assignment (the all-cases blindness gate is open). */
+const RESEARCHER = { id: "researcher-test", roles: ["researcher" as const] };
 
 /** FAKE model (test only): All-at-Once's reply format, step 1, 10 + 2 tokens. */
 const fakeLlm: AttributionLlm = { model: "fake-test-model", complete: async () => ({ text: "Agent Name: Orchestrator\nStep Number: 1\nReason: fake", usage: { prompt: 10, completion: 2 }, cached: false }) };
@@ -57,8 +60,8 @@ afterAll(() => {
 });
 
 describe("attribution runs from the app", () => {
-  test("the form's choices: the shipped subsets with their case counts; LLM attributors disabled with the reason when no endpoint", () => {
-    const o = attributionAppOptions(NO_ENDPOINT, sources);
+  test("the form's choices: the shipped subsets with their case counts; LLM attributors disabled with the reason when no endpoint", async () => {
+    const o = await attributionAppOptions(h.db, RESEARCHER, NO_ENDPOINT, sources);
     expect(o.subsets).toEqual([
       { subset: "Hand-Crafted", cases: 58 },
       { subset: "Algorithm-Generated", cases: 126 },
@@ -68,18 +71,19 @@ describe("attribution runs from the app", () => {
     expect(o.attributors.filter((a) => a.disabled).map((a) => a.name)).toEqual(["rules+judge", "all-at-once", "step-by-step", "binary-search"]);
     expect(o.attributors.find((a) => a.name === "all-at-once")!.disabled).toMatch(/needs a model endpoint: no model endpoint is configured on the server \(SYMTRACE_ATTRIBUTION_UPSTREAM/);
     expect(o.defaultSeed).toBe(20260512);
+    expect(o.database).toEqual({ refused: null, subsets: [] });
   });
 
-  test("with an endpoint configured every attributor is offered; the endpoint is shown without its API key", () => {
-    const o = attributionAppOptions({ ...FAKE_ENDPOINT, SYMTRACE_ATTRIBUTION_PROTOCOL: "responses" }, sources);
+  test("with an endpoint configured every attributor is offered; the endpoint is shown without its API key", async () => {
+    const o = await attributionAppOptions(h.db, RESEARCHER, { ...FAKE_ENDPOINT, SYMTRACE_ATTRIBUTION_PROTOCOL: "responses" }, sources);
     expect(o.endpoint).toEqual({ upstream: "http://fake.invalid/v1", model: "fake-test-model", protocol: "responses" });
     expect(o.attributors.every((a) => a.disabled === null)).toBe(true);
     expect(JSON.stringify(o)).not.toContain("sk-secret-test");
-    expect(serverAttributionEndpoint({ SYMTRACE_ATTRIBUTION_UPSTREAM: "not a url", SYMTRACE_ATTRIBUTION_MODEL: "m" })).toEqual({ endpoint: null, problem: expect.stringMatching(/SYMTRACE_ATTRIBUTION_UPSTREAM must be an http\(s\) URL/) });
+    expect(serverAttributionEndpoint({ SYMTRACE_ATTRIBUTION_UPSTREAM: "not a url", SYMTRACE_ATTRIBUTION_MODEL: "m" } as unknown as NodeJS.ProcessEnv)).toEqual({ endpoint: null, problem: expect.stringMatching(/SYMTRACE_ATTRIBUTION_UPSTREAM must be an http\(s\) URL/) });
   });
 
   test("a baseline run over the first 2 cases of each subset: queued for any worker, stored as the CLI's --background stores it, run by an ordinary worker", async () => {
-    const r = await startAttributionFromApp(h.db, { action: "start", name: "app-baselines", attributors: [...BASELINES], groundTruth: "both", subsets: ["Hand-Crafted", "Algorithm-Generated"], limit: 2 }, { env: NO_ENDPOINT, sources });
+    const r = await startAttributionFromApp(h.db, RESEARCHER, { action: "start", source: "dataset", name: "app-baselines", attributors: [...BASELINES], groundTruth: "both", subsets: ["Hand-Crafted", "Algorithm-Generated"], limit: 2 }, { env: NO_ENDPOINT, sources });
     expect(r.cases).toEqual({ "Hand-Crafted": 2, "Algorithm-Generated": 2 });
     expect(r.enqueued).toBe(12);
     expect(r.run).toMatchObject({ name: "app-baselines", status: "running", runner: null, budget: { maxCalls: null, maxTokens: null }, progress: { total: 12, queued: 12 } });
@@ -113,19 +117,19 @@ describe("attribution runs from the app", () => {
   });
 
   test("refusals name the field: an LLM attributor without endpoint, a name in use, a subset not shipped", async () => {
-    const body = { action: "start" as const, name: "refused", attributors: ["last" as const], groundTruth: "both" as const, subsets: ["Hand-Crafted"], limit: 1 };
-    expect(await refusal(startAttributionFromApp(h.db, { ...body, attributors: ["last", "all-at-once", "binary-search"] }, { env: NO_ENDPOINT, sources }))).toEqual({
+    const body = { action: "start" as const, source: "dataset" as const, name: "refused", attributors: ["last" as const], groundTruth: "both" as const, subsets: ["Hand-Crafted"], limit: 1 };
+    expect(await refusal(startAttributionFromApp(h.db, RESEARCHER, { ...body, attributors: ["last", "all-at-once", "binary-search"] }, { env: NO_ENDPOINT, sources }))).toEqual({
       code: "invalid",
       at: "attributors",
       message: expect.stringMatching(/^all-at-once, binary-search need a model endpoint: no model endpoint is configured/),
     });
-    expect(await refusal(startAttributionFromApp(h.db, { ...body, name: "app-baselines" }, { env: NO_ENDPOINT, sources }))).toEqual({ code: "conflict", at: "name", message: 'a run named "app-baselines" already exists: resume it or choose another name' });
-    expect(await refusal(startAttributionFromApp(h.db, { ...body, subsets: ["Algorithm-Generated"] }, { env: NO_ENDPOINT, sources: sources.slice(0, 1) }))).toMatchObject({ code: "invalid", at: "subsets", message: expect.stringMatching(/^the Algorithm-Generated subset of Who&When is not available on this server/) });
+    expect(await refusal(startAttributionFromApp(h.db, RESEARCHER, { ...body, name: "app-baselines" }, { env: NO_ENDPOINT, sources }))).toEqual({ code: "conflict", at: "name", message: 'a run named "app-baselines" already exists: resume it or choose another name' });
+    expect(await refusal(startAttributionFromApp(h.db, RESEARCHER, { ...body, subsets: ["Algorithm-Generated"] }, { env: NO_ENDPOINT, sources: sources.slice(0, 1) }))).toMatchObject({ code: "invalid", at: "subsets", message: expect.stringMatching(/^the Algorithm-Generated subset of Who&When is not available on this server/) });
     expect(await getAttributionRun(h.db, "refused")).toBeNull();
   });
 
   test("Resume: a run stopped at its budget continues with a larger cap; a cap not above the spent, an unknown run or a finished run are refused", async () => {
-    const r = await startAttributionFromApp(h.db, { action: "start", name: "app-budget", attributors: ["all-at-once"], groundTruth: "with", subsets: ["Hand-Crafted"], limit: 3, maxCalls: 1 }, { env: FAKE_ENDPOINT, sources });
+    const r = await startAttributionFromApp(h.db, RESEARCHER, { action: "start", source: "dataset", name: "app-budget", attributors: ["all-at-once"], groundTruth: "with", subsets: ["Hand-Crafted"], limit: 3, maxCalls: 1 }, { env: FAKE_ENDPOINT, sources });
     expect(r.run.plan).toMatchObject({ model: "fake-test-model", upstream: "http://fake.invalid/v1", protocol: "chat" });
     const worker = createWorker("attribution", { db: h.db, llm: fakeLlm, log: () => {} });
     expect(await worker.runNext()).not.toBeNull();
@@ -146,10 +150,44 @@ describe("attribution runs from the app", () => {
     expect(await getAttributionRun(h.db, "app-budget")).toMatchObject({ spent: { httpCalls: 3, tokens: 36 }, progress: { done: 3, queued: 0 } });
   });
 
+  test("the Who&When cases imported into the database: counted per subset, a run over them as over the same files; closed while the viewer has an open annotator assignment", async () => {
+    const files = ["Hand-Crafted/1.json", "Hand-Crafted/2.json", "Algorithm-Generated/1.json"].map((f) => path.join(ROOT, f));
+    const ids: string[] = [];
+    const bundleIds: string[] = [];
+    for (const f of files)
+      for (const c of importText(readFileSync(f, "utf8"), f).cases) {
+        ids.push((await importCase(h.db, c)).caseId);
+        bundleIds.push(c.bundle.id);
+      }
+    expect((await attributionAppOptions(h.db, RESEARCHER, NO_ENDPOINT, sources)).database).toEqual({ refused: null, subsets: [{ subset: "Hand-Crafted", cases: 2 }, { subset: "Algorithm-Generated", cases: 1 }] });
+    const body = { action: "start" as const, name: "app-db", attributors: ["last" as const], groundTruth: "both" as const, source: "database" as const, subsets: ["Hand-Crafted", "Algorithm-Generated"] };
+    const r = await startAttributionFromApp(h.db, RESEARCHER, body, { env: NO_ENDPOINT, sources });
+    expect(r.cases).toEqual({ "Hand-Crafted": 2, "Algorithm-Generated": 1 });
+    expect(r.run.plan.dirs).toEqual(["database:who_and_when"]);
+    // the same cases, labels and bundles as the files give (app-baselines read the first two of each folder)
+    const stored = await h.db.attributionRunCase.findMany({ where: { run: { name: "app-db" } }, orderBy: { position: "asc" } });
+    const fromFiles = await h.db.attributionRunCase.findMany({ where: { run: { name: "app-baselines" }, caseId: { in: stored.map((c) => c.caseId) } } });
+    expect(stored.map((c) => c.caseId)).toEqual(bundleIds); // subset order, then file order
+    expect(fromFiles).toHaveLength(3);
+    for (const c of stored) {
+      const f = fromFiles.find((x) => x.caseId === c.caseId)!;
+      expect([c.subset, c.referenceJson, c.bundleJson.length]).toEqual([f.subset, f.referenceJson, f.bundleJson.length]);
+    }
+
+    // a researcher who also annotates, with an assignment not yet submitted: blind on every label
+    const u = await h.db.user.create({ data: { name: "Both", email: "both@test", roles: "researcher,annotator" } });
+    await h.db.assignment.create({ data: { caseId: ids[0], userId: u.id, role: "annotator" } });
+    const blind = { id: u.id, roles: ["researcher" as const, "annotator" as const] };
+    const reason = "a run reads the reference labels of every case: not while you have 1 annotator assignment(s) not yet submitted";
+    expect((await attributionAppOptions(h.db, blind, NO_ENDPOINT, sources)).database).toEqual({ refused: reason, subsets: [] });
+    expect(await refusal(startAttributionFromApp(h.db, blind, { ...body, name: "app-db-blind" }, { env: NO_ENDPOINT, sources }))).toEqual({ code: "invalid", at: "source", message: reason });
+  });
+
   test("the POST body schema names the bad field", () => {
     const bad = (b: unknown) => attributionPostSchema.safeParse(b).error?.issues.map((i) => [i.path.join("."), i.message]);
     const ok = { action: "start", name: "a-run", attributors: ["last"], subsets: ["Hand-Crafted"] };
-    expect(attributionPostSchema.parse(ok)).toMatchObject({ groundTruth: "both" });
+    expect(attributionPostSchema.parse(ok)).toMatchObject({ groundTruth: "both", source: "dataset" });
+    expect(bad({ ...ok, source: "/etc" })?.[0][0]).toBe("source");
     expect(bad({ ...ok, name: "../x" })).toEqual([["name", "1–200 letters, digits, . _ -"]]);
     expect(bad({ ...ok, attributors: [] })).toEqual([["attributors", "choose at least one attributor"]]);
     expect(bad({ ...ok, subsets: ["Everything"] })?.[0][0]).toBe("subsets.0");

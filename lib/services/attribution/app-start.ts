@@ -6,10 +6,12 @@
  * function (`startAttributionRun`) and handed to the same workers (the app's embedded ones,
  * `npm run worker`). What the server offers: the attributor registry (lib/attribution
  * `ATTRIBUTORS`), its configured model endpoint (./llm.ts `attributionLlmSettings`: the API key
- * never leaves the server) and the Who&When subsets it ships (./sources.ts).
+ * never leaves the server), the Who&When subsets it ships (./sources.ts) and the Who&When cases
+ * imported into its database (lib/db/attribution-cases.ts, behind the all-cases blindness gate).
  */
-import { ATTRIBUTOR_NAMES, ATTRIBUTORS, type AttributorName, type Subset } from "../../attribution";
-import { AttributionRunError, getAttributionRun, type AttributionRunView, type Db } from "../../db";
+import { ATTRIBUTOR_NAMES, ATTRIBUTORS, attributionCaseFromBundle, type AttributionCase, type AttributorName, type Subset } from "../../attribution";
+import type { Viewer } from "../../annotation";
+import { AttributionRunError, countDbWhoWhenCases, dbWhoWhenBundles, getAttributionRun, type AttributionRunView, type Db, type DbWhoWhenCases } from "../../db";
 import type { ResumeAttributionBody, StartAttributionBody } from "../../schemas/attribution";
 import { attributionLlmSettings } from "./llm";
 import { whoWhenDatasetDir, whoWhenSources, loadWhoWhenCases, type WhoWhenSource } from "./sources";
@@ -33,6 +35,8 @@ export interface AttributionAppOptions {
   subsets: Array<{ subset: Subset; cases: number }>;
   /** Where they were looked for. */
   datasetDir: string;
+  /** The Who&When cases imported into the database, per subset, or why the viewer cannot use them. */
+  database: DbWhoWhenCases;
   defaultSeed: number;
 }
 
@@ -50,8 +54,8 @@ export function serverAttributionEndpoint(env: NodeJS.ProcessEnv = process.env):
   }
 }
 
-/** The form's choices: attributors (LLM ones disabled with the reason when no endpoint), endpoint, subsets. */
-export function attributionAppOptions(env: NodeJS.ProcessEnv = process.env, sources: readonly WhoWhenSource[] = whoWhenSources()): AttributionAppOptions {
+/** The form's choices for `viewer`: attributors (LLM ones disabled with the reason when no endpoint), endpoint, case sources. */
+export async function attributionAppOptions(db: Db, viewer: Viewer, env: NodeJS.ProcessEnv = process.env, sources: readonly WhoWhenSource[] = whoWhenSources()): Promise<AttributionAppOptions> {
   const { endpoint, problem } = serverAttributionEndpoint(env);
   return {
     attributors: ATTRIBUTOR_NAMES.map((name) => {
@@ -62,6 +66,7 @@ export function attributionAppOptions(env: NodeJS.ProcessEnv = process.env, sour
     endpointProblem: problem,
     subsets: sources.map((s) => ({ subset: s.subset, cases: s.files.length })),
     datasetDir: whoWhenDatasetDir(),
+    database: await countDbWhoWhenCases(db, viewer),
     defaultSeed: DEFAULT_ATTRIBUTION_SEED,
   };
 }
@@ -78,26 +83,44 @@ export interface AppStartResult extends AppResumeResult {
   skipped: Array<{ file: string; message: string }>;
 }
 
+/** The cases of a start: from the shipped folders, or from the database (bundles that are not attribution cases are skipped with the reason). */
+async function casesOf(db: Db, viewer: Viewer, body: StartAttributionBody, sources: readonly WhoWhenSource[]): Promise<{ cases: AttributionCase[]; dirs: string[]; skipped: Array<{ file: string; message: string }> }> {
+  const subsets = body.subsets as Subset[];
+  if (body.source === "database") {
+    const cases: AttributionCase[] = [];
+    const skipped: Array<{ file: string; message: string }> = [];
+    for (const b of await dbWhoWhenBundles(db, viewer, subsets, body.limit ?? null)) {
+      try {
+        cases.push(attributionCaseFromBundle(b));
+      } catch (e) {
+        skipped.push({ file: b.id, message: (e as Error).message });
+      }
+    }
+    return { cases, dirs: ["database:who_and_when"], skipped };
+  }
+  try {
+    return loadWhoWhenCases(sources, subsets, body.limit ?? null);
+  } catch (e) {
+    throw new AttributionRunError("invalid", (e as Error).message, "subsets");
+  }
+}
+
 /**
  * Create the run `body.name` (refused when it exists) with the plan of the chosen attributors and
- * ground-truth settings over the first `limit` cases of each chosen subset, on the server's
- * endpoint, and queue its jobs for the workers.
+ * ground-truth settings over the first `limit` cases of each chosen subset — of the shipped
+ * folders or of the database (`body.source`) — on the server's endpoint, and queue its jobs for
+ * the workers.
  * @throws AttributionRunError (routes: 400 / 404 / 409 with `at` the body field): an LLM attributor
- *   without an endpoint (`attributors`), a subset not shipped or no case read (`subsets`), a run of
- *   that name (`name`)
+ *   without an endpoint (`attributors`), a subset not shipped or no case read (`subsets`), the
+ *   database's cases while the viewer's blindness gate is closed (`source`), a run of that name (`name`)
  */
-export async function startAttributionFromApp(db: Db, body: StartAttributionBody, o: { env?: NodeJS.ProcessEnv; sources?: readonly WhoWhenSource[] } = {}): Promise<AppStartResult> {
+export async function startAttributionFromApp(db: Db, viewer: Viewer, body: StartAttributionBody, o: { env?: NodeJS.ProcessEnv; sources?: readonly WhoWhenSource[] } = {}): Promise<AppStartResult> {
   const { endpoint, problem } = serverAttributionEndpoint(o.env);
   const attributors = [...new Set(body.attributors)];
   const needs = attributors.filter((a) => ATTRIBUTORS[a].usesLlm);
   if (needs.length && !endpoint) throw new AttributionRunError("invalid", `${needs.join(", ")} ${needs.length === 1 ? "needs" : "need"} a model endpoint: ${problem}`, "attributors");
-  let loaded;
-  try {
-    loaded = loadWhoWhenCases(o.sources ?? whoWhenSources(), body.subsets as Subset[], body.limit ?? null);
-  } catch (e) {
-    throw new AttributionRunError("invalid", (e as Error).message, "subsets");
-  }
-  if (!loaded.cases.length) throw new AttributionRunError("invalid", `no Who&When case could be read from ${body.subsets.join(", ")}`, "subsets");
+  const loaded = await casesOf(db, viewer, body, o.sources ?? whoWhenSources());
+  if (!loaded.cases.length) throw new AttributionRunError("invalid", `no Who&When case of ${body.subsets.join(", ")} could be read from the ${body.source === "database" ? "database" : "dataset folders"}`, "subsets");
   const settings = body.groundTruth === "both" ? (["with", "without"] as const) : ([body.groundTruth] as const);
   const q = await enqueueAttributionStudy({
     db,

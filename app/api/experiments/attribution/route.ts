@@ -27,9 +27,10 @@ export async function GET(req: Request) {
 }
 
 /**
- * POST {action: "start", name, attributors, groundTruth (with | without | both), subsets, limit?,
- * seed?, maxCalls?, maxTokens?}: create the run on the server's endpoint over the first `limit`
- * cases of each chosen Who&When subset the server ships, and queue its jobs for the workers (as
+ * POST {action: "start", name, attributors, groundTruth (with | without | both), source (dataset |
+ * database), subsets, limit?, seed?, maxCalls?, maxTokens?}: create the run on the server's endpoint
+ * over the first `limit` cases of each chosen Who&When subset (of the dataset folders the server
+ * ships, or imported into the database), and queue its jobs for the workers (as
  * `symtrace detect --eval --attribution --background`); 201 {run, enqueued, cases, skipped}.
  * POST {action: "resume", name, maxCalls?, maxTokens?}: the same run with the new caps (failed jobs
  * retried); 200 {run, enqueued}. Researchers, admins (401 / 403 otherwise). 400 {error,
@@ -45,7 +46,7 @@ export async function POST(req: Request) {
   try {
     await ensureEmbeddedWorkers();
     if (body.action === "resume") return Response.json(await resumeAttributionFromApp(getDb(), body));
-    return Response.json(await startAttributionFromApp(getDb(), body), { status: 201 });
+    return Response.json(await startAttributionFromApp(getDb(), v, body), { status: 201 });
   } catch (e) {
     if (e instanceof AttributionRunError) return Response.json({ error: e.message, at: e.at }, { status: e.code === "not-found" ? 404 : e.code === "conflict" ? 409 : 400 });
     console.error(e);
