@@ -4,7 +4,8 @@
  * --eval --attribution --background` does), and the app's own embedded worker (started at boot,
  * SQLite polling) runs its four jobs; the page shows the run in its list, the progress and the
  * table; the route gives the runs, the run's rows and its CSV. A researcher starts a run from the
- * page's New run form (random, last, rules on the first two Hand-Crafted cases the server ships),
+ * page's New run form (random, last, rules on the first two Hand-Crafted cases the server ships;
+ * the form also offers the seeded Who&When cases of the database, counted per subset),
  * sees it finish by the embedded worker without reloading and its table; the POST route's
  * refusals name the field; an annotator has neither the page (form) nor the POST (403).
  * Baselines only: the e2e server configures no model endpoint, so the LLM attributors are
@@ -98,6 +99,12 @@ test("attribution: a researcher starts a baseline run from the New run form; the
   }
   await expect(form.getByText("Hand-Crafted (58 cases)")).toBeVisible();
   await expect(form.getByText("Algorithm-Generated (126 cases)")).toBeVisible();
+  // the other source: the Who&When cases the seed imported into the database, counted per subset
+  const inDb = async (subset: string) => getDb().case.count({ where: { sourceDataset: "who_and_when", sourceSubset: subset } });
+  await form.locator('input[name=source][value="database"]').check();
+  await expect(form.getByText(`Hand-Crafted (${await inDb("Hand-Crafted")} cases)`)).toBeVisible();
+  await expect(form.getByText(`Algorithm-Generated (${await inDb("Algorithm-Generated")} cases)`)).toBeVisible();
+  await form.locator('input[name=source][value="dataset"]').check();
   const name = `e2e-form-${randomUUID().slice(0, 8)}`;
   await form.locator("input[name=name]").fill(name);
   await form.locator('input[name=subset][value="Algorithm-Generated"]').uncheck();
