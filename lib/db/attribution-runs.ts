@@ -128,6 +128,8 @@ export interface StartAttributionRunInput {
    * none does (its Resume); absent: create or resume (the CLI).
    */
   expect?: "new" | "existing";
+  /** Who started it (the audit event's actor; null: the CLI). */
+  actorId?: string | null;
 }
 
 /**
@@ -177,7 +179,7 @@ export async function startAttributionRun(db: Db, input: StartAttributionRunInpu
       const resumed = wanted.filter((w) => status.get(key(w.p.attributor, w.p.groundTruth, w.rc)) === "done").length;
       const retried = await tx.attributionJob.updateMany({ where: { runId: run.id, status: "error" }, data: { status: "queued", resultJson: null, error: null, workerId: null, leaseUntil: null, claims: 0, finishedAt: null } });
       await tx.attributionRun.update({ where: { id: run.id }, data: { status: overBudget(run) ? "budget-exhausted" : "running" } });
-      await tx.auditEvent.create({ data: { action: old ? "attribution.resume" : "attribution.create", entityType: "attribution-run", entityId: run.id, dataJson: JSON.stringify({ name: input.name, jobs: wanted.length, created: missing.length, retried: retried.count, budget: input.budget }) } });
+      await tx.auditEvent.create({ data: { actorId: input.actorId ?? null, action: old ? "attribution.resume" : "attribution.create", entityType: "attribution-run", entityId: run.id, dataJson: JSON.stringify({ name: input.name, jobs: wanted.length, created: missing.length, retried: retried.count, budget: input.budget }) } });
       return { id: run.id, created: !old, jobs: { total: wanted.length, resumed, retried: retried.count } };
     },
     { timeout: 300_000, maxWait: 60_000 },

@@ -27,8 +27,8 @@ const sources = whoWhenSources(ROOT);
 const NO_ENDPOINT = {} as NodeJS.ProcessEnv;
 const FAKE_ENDPOINT = { SYMTRACE_ATTRIBUTION_UPSTREAM: "http://fake.invalid/v1", SYMTRACE_ATTRIBUTION_MODEL: "fake-test-model", SYMTRACE_ATTRIBUTION_API_KEY: "sk-secret-test" } as unknown as NodeJS.ProcessEnv;
 const BASELINES = ["random", "last", "rules"] as const;
-/** A researcher with no annotator assignment (the all-cases blindness gate is open). */
-const RESEARCHER = { id: "researcher-test", roles: ["researcher" as const] };
+/** A researcher with no annotator assignment (the all-cases blindness gate is open); made in beforeAll. */
+const RESEARCHER = { id: "", roles: ["researcher" as const] };
 
 /** FAKE model (test only): All-at-Once's reply format, step 1, 10 + 2 tokens. */
 const fakeLlm: AttributionLlm = { model: "fake-test-model", complete: async () => ({ text: "Agent Name: Orchestrator\nStep Number: 1\nReason: fake", usage: { prompt: 10, completion: 2 }, cached: false }) };
@@ -52,7 +52,8 @@ async function jobKeys(db: Db, name: string): Promise<string[]> {
 }
 
 const env = { ...process.env };
-beforeAll(() => {
+beforeAll(async () => {
+  RESEARCHER.id = (await h.db.user.create({ data: { name: "Researcher", email: "researcher@test", roles: "researcher" } })).id;
   for (const k of Object.keys(process.env)) if (/^SYMTRACE_(ATTRIBUTION|JUDGE)_/.test(k)) delete process.env[k];
 });
 afterAll(() => {
@@ -88,6 +89,8 @@ describe("attribution runs from the app", () => {
     expect(r.enqueued).toBe(12);
     expect(r.run).toMatchObject({ name: "app-baselines", status: "running", runner: null, budget: { maxCalls: null, maxTokens: null }, progress: { total: 12, queued: 12 } });
     expect(r.run.plan).toMatchObject({ model: null, upstream: null, protocol: "chat", seed: 20260512, plan: BASELINES.map((a) => ({ attributor: a, groundTruth: "n/a" })), dirs: [path.join(ROOT, "Hand-Crafted"), path.join(ROOT, "Algorithm-Generated")] });
+
+    expect(await h.db.auditEvent.findMany({ where: { entityId: r.run.id }, select: { actorId: true, action: true } })).toEqual([{ actorId: RESEARCHER.id, action: "attribution.create" }]);
 
     // The same selection through the CLI's --background (its own connection to this database).
     process.env.DATABASE_URL = urlOfDb(h.db)!;
@@ -136,13 +139,17 @@ describe("attribution runs from the app", () => {
     expect(await worker.runNext()).toBeNull();
     expect(await getAttributionRun(h.db, "app-budget")).toMatchObject({ status: "budget-exhausted", spent: { httpCalls: 1, tokens: 12 }, progress: { done: 1, queued: 2 } });
 
-    expect(await refusal(resumeAttributionFromApp(h.db, { action: "resume", name: "app-budget", maxCalls: 1 }))).toEqual({ code: "invalid", at: "maxCalls", message: "maxCalls must be above the 1 calls the run has spent (or empty: no cap)" });
-    expect(await refusal(resumeAttributionFromApp(h.db, { action: "resume", name: "app-budget", maxTokens: 12 }))).toMatchObject({ code: "invalid", at: "maxTokens" });
-    expect(await refusal(resumeAttributionFromApp(h.db, { action: "resume", name: "no-such-run" }))).toEqual({ code: "not-found", at: "name", message: 'no attribution run named "no-such-run"' });
-    expect(await refusal(resumeAttributionFromApp(h.db, { action: "resume", name: "app-baselines" }))).toMatchObject({ code: "conflict", at: "name", message: expect.stringMatching(/^run "app-baselines" is (running|finished) with no failed job: only a run stopped at its budget/) });
+    expect(await refusal(resumeAttributionFromApp(h.db, RESEARCHER, { action: "resume", name: "app-budget", maxCalls: 1 }))).toEqual({ code: "invalid", at: "maxCalls", message: "maxCalls must be above the 1 calls the run has spent (or empty: no cap)" });
+    expect(await refusal(resumeAttributionFromApp(h.db, RESEARCHER, { action: "resume", name: "app-budget", maxTokens: 12 }))).toMatchObject({ code: "invalid", at: "maxTokens" });
+    expect(await refusal(resumeAttributionFromApp(h.db, RESEARCHER, { action: "resume", name: "no-such-run" }))).toEqual({ code: "not-found", at: "name", message: 'no attribution run named "no-such-run"' });
+    expect(await refusal(resumeAttributionFromApp(h.db, RESEARCHER, { action: "resume", name: "app-baselines" }))).toMatchObject({ code: "conflict", at: "name", message: expect.stringMatching(/^run "app-baselines" is (running|finished) with no failed job: only a run stopped at its budget/) });
 
-    const resumed = await resumeAttributionFromApp(h.db, { action: "resume", name: "app-budget", maxCalls: 3 });
+    const resumed = await resumeAttributionFromApp(h.db, RESEARCHER, { action: "resume", name: "app-budget", maxCalls: 3 });
     expect(resumed.enqueued).toBe(2);
+    expect(await h.db.auditEvent.findMany({ where: { entityId: r.run.id }, orderBy: { at: "asc" }, select: { actorId: true, action: true } })).toEqual([
+      { actorId: RESEARCHER.id, action: "attribution.create" },
+      { actorId: RESEARCHER.id, action: "attribution.resume" },
+    ]);
     expect(resumed.run).toMatchObject({ status: "running", budget: { maxCalls: 3, maxTokens: null }, progress: { total: 3, done: 1, queued: 2 }, plan: { model: "fake-test-model", seed: 20260512 } });
     while (await worker.runNext()) {
       /* the two queued jobs */

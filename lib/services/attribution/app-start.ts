@@ -109,7 +109,7 @@ async function casesOf(db: Db, viewer: Viewer, body: StartAttributionBody, sourc
  * Create the run `body.name` (refused when it exists) with the plan of the chosen attributors and
  * ground-truth settings over the first `limit` cases of each chosen subset — of the shipped
  * folders or of the database (`body.source`) — on the server's endpoint, and queue its jobs for
- * the workers.
+ * the workers. Audited ("attribution.create") with the viewer as actor.
  * @throws AttributionRunError (routes: 400 / 404 / 409 with `at` the body field): an LLM attributor
  *   without an endpoint (`attributors`), a subset not shipped or no case read (`subsets`), the
  *   database's cases while the viewer's blindness gate is closed (`source`), a run of that name (`name`)
@@ -132,6 +132,7 @@ export async function startAttributionFromApp(db: Db, viewer: Viewer, body: Star
     budget: { maxCalls: body.maxCalls ?? null, maxTokens: body.maxTokens ?? null },
     dirs: loaded.dirs,
     expect: "new",
+    actorId: viewer.id,
   });
   const count = (s: Subset) => loaded.cases.filter((c) => c.subset === s).length;
   return { ...q, cases: { "Hand-Crafted": count("Hand-Crafted"), "Algorithm-Generated": count("Algorithm-Generated") }, skipped: loaded.skipped };
@@ -146,11 +147,11 @@ export function resumeRefusal(run: AttributionRunView): string | null {
 /**
  * Resume the run `body.name` — the same run (its model, protocol, seed, plan and cases as
  * stored), with the new caps: failed jobs are queued again, done ones kept, and the queued ones
- * handed to the workers. A cap must leave room beyond what the run has spent.
+ * handed to the workers. A cap must leave room beyond what the run has spent. Audited with the viewer as actor.
  * @throws AttributionRunError not-found (`name`), conflict (not stopped at its budget and no failed
  *   job: `name`), invalid (a cap not above the spending: `maxCalls` / `maxTokens`)
  */
-export async function resumeAttributionFromApp(db: Db, body: ResumeAttributionBody): Promise<AppResumeResult> {
+export async function resumeAttributionFromApp(db: Db, viewer: Viewer, body: ResumeAttributionBody): Promise<AppResumeResult> {
   const run = await getAttributionRun(db, body.name);
   if (!run) throw new AttributionRunError("not-found", `no attribution run named "${body.name}"`, "name");
   const refused = resumeRefusal(run);
@@ -170,5 +171,6 @@ export async function resumeAttributionFromApp(db: Db, body: ResumeAttributionBo
     budget: { maxCalls, maxTokens },
     dirs: [],
     expect: "existing",
+    actorId: viewer.id,
   });
 }

@@ -70,6 +70,8 @@ export interface RunStudyOptions {
   dirs?: readonly string[];
   /** "new" / "existing": refuse a start when the run exists / does not (the app's New run and Resume); absent: create or resume. */
   expect?: "new" | "existing";
+  /** Who started it (audited; the app's viewer, null for the CLI). */
+  actorId?: string | null;
   /** Lease of the in-process worker's jobs (default the kind's 30 s). */
   leaseMs?: number;
   log?: (line: string) => void;
@@ -106,6 +108,7 @@ function startInput(o: RunStudyOptions, runner: string | null) {
     budget: { maxCalls: o.budget?.maxCalls ?? null, maxTokens: o.budget?.maxTokens ?? null },
     runner,
     expect: o.expect,
+    actorId: o.actorId ?? null,
   };
 }
 

@@ -45,7 +45,7 @@ export async function POST(req: Request) {
   if (body instanceof Response) return body;
   try {
     await ensureEmbeddedWorkers();
-    if (body.action === "resume") return Response.json(await resumeAttributionFromApp(getDb(), body));
+    if (body.action === "resume") return Response.json(await resumeAttributionFromApp(getDb(), v, body));
     return Response.json(await startAttributionFromApp(getDb(), v, body), { status: 201 });
   } catch (e) {
     if (e instanceof AttributionRunError) return Response.json({ error: e.message, at: e.at }, { status: e.code === "not-found" ? 404 : e.code === "conflict" ? 409 : 400 });
