@@ -85,11 +85,11 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
   const name = v["--run"] ?? (endpoint?.model ?? "baselines").replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 200);
   const { ATTRIBUTION_RUN_NAME, AttributionRunError } = await import("../lib/db/attribution-runs");
   if (!ATTRIBUTION_RUN_NAME.test(name)) return fail(2, `--run must be 1–200 letters, digits, . _ -; got ${JSON.stringify(name)}`, "--run");
-  const { enqueueAttributionStudy, loadAttributionCases, planFor, runAttributionStudy } = await import("../lib/services/attribution/study");
+  const { DEFAULT_ATTRIBUTION_SEED, enqueueAttributionStudy, loadAttributionCases, planFor, runAttributionStudy } = await import("../lib/services/attribution/study");
   const loaded = loadAttributionCases(dirs);
   if (!loaded.cases.length) return fail(1, `no Who&When record under ${dirs.join(", ")}`, "--dir");
   const plan = planFor(methods, gt === "both" ? ["with", "without"] : [gt as "with" | "without"]);
-  const study = { name, cases: loaded.cases, plan, endpoint, seed: nums["--seed"] ?? 20260512, budget: { maxCalls: nums["--max-calls"], maxTokens: nums["--max-tokens"] }, dirs: dirs.map((d) => path.resolve(d)) };
+  const study = { name, cases: loaded.cases, plan, endpoint, seed: nums["--seed"] ?? DEFAULT_ATTRIBUTION_SEED, budget: { maxCalls: nums["--max-calls"], maxTokens: nums["--max-tokens"] }, dirs: dirs.map((d) => path.resolve(d)) };
   const bySubset = (s: string) => loaded.cases.filter((c) => c.subset === s).length;
   const cases = { "Hand-Crafted": bySubset("Hand-Crafted"), "Algorithm-Generated": bySubset("Algorithm-Generated") };
   const { openDb } = await import("../lib/db");

@@ -3,7 +3,13 @@
  * Hand-Crafted Who&When cases × Last and Random is stored for any worker (what `symtrace detect
  * --eval --attribution --background` does), and the app's own embedded worker (started at boot,
  * SQLite polling) runs its four jobs; the page shows the run in its list, the progress and the
- * table; the route gives the runs, the run's rows and its CSV. Baselines only: no model.
+ * table; the route gives the runs, the run's rows and its CSV. A researcher starts a run from the
+ * page's New run form (random, last, rules on the first two Hand-Crafted cases the server ships;
+ * the form also offers the seeded Who&When cases of the database, counted per subset),
+ * sees it finish by the embedded worker without reloading and its table; the POST route's
+ * refusals name the field; an annotator has neither the page (form) nor the POST (403).
+ * Baselines only: the e2e server configures no model endpoint, so the LLM attributors are
+ * offered disabled with the reason.
  */
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
@@ -75,6 +81,77 @@ test("attribution: a queued run is run by the app's worker; page shows runs, pro
   const list = (await (await page.request.get("/api/experiments/attribution")).json()) as { runs: Array<{ name: string; progress: { done: number } }> };
   expect(list.runs.find((r) => r.name === name)?.progress.done).toBe(4);
   expect((await page.request.get("/api/experiments/attribution?run=no-such-run")).status()).toBe(404);
+});
+
+test("attribution: a researcher starts a baseline run from the New run form; the embedded worker finishes it and the page shows its table", async ({ page }) => {
+  const raws = ["1.json", "2.json"].map((f) => JSON.parse(readFileSync(path.join(HC, f), "utf8")) as { history: unknown[]; mistake_step: string });
+  const lastHits = raws.filter((r) => r.history.length - 1 === Number(r.mistake_step)).length;
+  const researcher = await createUser(["researcher"]);
+  await signIn(page, researcher);
+  await page.goto("/experiments/attribution");
+  const form = page.getByTestId("new-attribution-run");
+  await expect(form.getByTestId("attribution-endpoint")).toContainText("none — no model endpoint is configured on the server");
+  // the registry's attributors: the baselines checked, the LLM ones disabled with the reason
+  for (const a of ["random", "last", "rules"]) await expect(form.locator(`input[name=attributor][value="${a}"]`)).toBeChecked();
+  for (const a of ["rules+judge", "all-at-once", "step-by-step", "binary-search"]) {
+    await expect(form.locator(`input[name=attributor][value="${a}"]`)).toBeDisabled();
+    await expect(form.getByTestId(`disabled-${a}`)).toHaveText("disabled: needs a model endpoint");
+  }
+  await expect(form.getByText("Hand-Crafted (58 cases)")).toBeVisible();
+  await expect(form.getByText("Algorithm-Generated (126 cases)")).toBeVisible();
+  // the other source: the Who&When cases the seed imported into the database, counted per subset
+  const inDb = async (subset: string) => getDb().case.count({ where: { sourceDataset: "who_and_when", sourceSubset: subset } });
+  await form.locator('input[name=source][value="database"]').check();
+  await expect(form.getByText(`Hand-Crafted (${await inDb("Hand-Crafted")} cases)`)).toBeVisible();
+  await expect(form.getByText(`Algorithm-Generated (${await inDb("Algorithm-Generated")} cases)`)).toBeVisible();
+  await form.locator('input[name=source][value="dataset"]').check();
+  const name = `e2e-form-${randomUUID().slice(0, 8)}`;
+  await form.locator("input[name=name]").fill(name);
+  await form.locator('input[name=subset][value="Algorithm-Generated"]').uncheck();
+  await form.locator("input[name=limit]").fill("2");
+  await expect(form.getByTestId("attribution-plan")).toHaveText("2 case(s): 2 Hand-Crafted — 6 job(s)");
+  await form.getByTestId("start-attribution").click();
+  await page.waitForURL((u) => u.searchParams.get("run") === name);
+  // followed without reloading: the embedded worker runs the six jobs
+  await expect(page.getByTestId("attribution-progress")).toHaveText("6 of 6 jobs finished", { timeout: 60_000 });
+  await expect(page.getByTestId("attribution-runs")).toContainText(`${name} (6/6,`);
+  const table = page.getByTestId("attribution-Hand-Crafted");
+  for (const a of ["random", "last", "rules"]) await expect(table.getByTestId(`row-${a}-n/a`)).toContainText("2/2");
+  await expect(table.getByTestId("row-last-n/a").getByTestId("step-0")).toHaveAttribute("title", new RegExp(`^${lastHits}/2, Wilson`));
+  const stored = (await (await page.request.get(`/api/experiments/attribution?run=${name}`)).json()) as { run: { runner: string | null; plan: { model: string | null; seed: number; plan: unknown[] } } };
+  expect(stored.run.runner).toBeNull();
+  expect(stored.run.plan).toMatchObject({ model: null, seed: 20260512, plan: [{ attributor: "random", groundTruth: "n/a" }, { attributor: "last", groundTruth: "n/a" }, { attributor: "rules", groundTruth: "n/a" }] });
+
+  // The same name again through the form: refused, naming the field.
+  await page.goto("/experiments/attribution");
+  await form.locator("input[name=name]").fill(name);
+  await form.locator("input[name=limit]").fill("1");
+  await form.getByTestId("start-attribution").click();
+  await expect(form.getByTestId("attribution-error")).toHaveText(`a run named "${name}" already exists: resume it or choose another name (at name)`);
+
+  // The route: 400 naming the field; an LLM attributor without endpoint; resume of a finished run.
+  const post = (data: unknown) => page.request.post("/api/experiments/attribution", { data });
+  const bad = await post({ action: "start", name: "x", attributors: ["last"], subsets: ["Hand-Crafted"], maxCalls: -1 });
+  expect(bad.status()).toBe(400);
+  expect(((await bad.json()) as { fieldErrors: unknown[] }).fieldErrors).toEqual([{ field: "maxCalls", message: "a positive number (or null: no cap)" }]);
+  const llm = await post({ action: "start", name: `e2e-llm-${randomUUID().slice(0, 8)}`, attributors: ["all-at-once"], subsets: ["Hand-Crafted"], limit: 1 });
+  expect(llm.status()).toBe(400);
+  expect(await llm.json()).toMatchObject({ at: "attributors", error: expect.stringMatching(/^all-at-once needs a model endpoint: no model endpoint is configured on the server/) });
+  const resume = await post({ action: "resume", name, maxCalls: 10 });
+  expect(resume.status()).toBe(409);
+  expect(((await resume.json()) as { at: string }).at).toBe("name");
+  expect((await post({ action: "resume", name: "no-such-run" })).status()).toBe(404);
+});
+
+test("attribution: an annotator has neither the page with its form nor the POST route (403)", async ({ page }) => {
+  const annotator = await createUser(["annotator"]);
+  await signIn(page, annotator);
+  await page.goto("/experiments/attribution");
+  await expect(page).toHaveURL(/\/forbidden$/);
+  await expect(page.getByTestId("new-attribution-run")).toHaveCount(0);
+  const r = await page.request.post("/api/experiments/attribution", { data: { action: "start", name: `e2e-annot-${randomUUID().slice(0, 8)}`, attributors: ["last"], subsets: ["Hand-Crafted"], limit: 1 } });
+  expect(r.status()).toBe(403);
+  expect((await page.request.get("/api/experiments/attribution")).status()).toBe(403);
 });
 
 test.afterAll(async () => {

@@ -123,6 +123,13 @@ export interface StartAttributionRunInput {
   budget: { maxCalls: number | null; maxTokens: number | null };
   /** Reserve the run for this runner (the foreground CLI), or null: any worker. */
   runner: string | null;
+  /**
+   * "new": refuse when a run of that name exists (the app's New run form); "existing": refuse when
+   * none does (its Resume); absent: create or resume (the CLI).
+   */
+  expect?: "new" | "existing";
+  /** Who started it (the audit event's actor; null: the CLI). */
+  actorId?: string | null;
 }
 
 /**
@@ -131,13 +138,16 @@ export interface StartAttributionRunInput {
  * runner are set to this start's; the status becomes budget-exhausted when the spent calls/tokens
  * already reach the new caps, else running (finished at once when no job is left).
  * @returns the run, and of this start's jobs: `total`, `resumed` (already done), `retried` (error → queued)
- * @throws AttributionRunError invalid (name) | conflict (the run exists with another model, protocol or seed)
+ * @throws AttributionRunError invalid (name) | conflict (the run exists with another model, protocol or seed; or
+ *   exists when `expect` is "new") | not-found (no such run when `expect` is "existing"); `at` "name" for the last two
  */
 export async function startAttributionRun(db: Db, input: StartAttributionRunInput): Promise<{ run: AttributionRunView; created: boolean; jobs: { total: number; resumed: number; retried: number } }> {
   if (!ATTRIBUTION_RUN_NAME.test(input.name)) throw new AttributionRunError("invalid", `run name must be 1–200 letters, digits, . _ -; got ${JSON.stringify(input.name)}`, "--run");
   const r = await db.$transaction(
     async (tx) => {
       const old = await tx.attributionRun.findUnique({ where: { name: input.name } });
+      if (old && input.expect === "new") throw new AttributionRunError("conflict", `a run named "${input.name}" already exists: resume it or choose another name`, "name");
+      if (!old && input.expect === "existing") throw new AttributionRunError("not-found", `no attribution run named "${input.name}"`, "name");
       let plan: AttributionRunPlan;
       if (old) {
         const was = JSON.parse(old.planJson) as AttributionRunPlan;
@@ -169,7 +179,7 @@ export async function startAttributionRun(db: Db, input: StartAttributionRunInpu
       const resumed = wanted.filter((w) => status.get(key(w.p.attributor, w.p.groundTruth, w.rc)) === "done").length;
       const retried = await tx.attributionJob.updateMany({ where: { runId: run.id, status: "error" }, data: { status: "queued", resultJson: null, error: null, workerId: null, leaseUntil: null, claims: 0, finishedAt: null } });
       await tx.attributionRun.update({ where: { id: run.id }, data: { status: overBudget(run) ? "budget-exhausted" : "running" } });
-      await tx.auditEvent.create({ data: { action: old ? "attribution.resume" : "attribution.create", entityType: "attribution-run", entityId: run.id, dataJson: JSON.stringify({ name: input.name, jobs: wanted.length, created: missing.length, retried: retried.count, budget: input.budget }) } });
+      await tx.auditEvent.create({ data: { actorId: input.actorId ?? null, action: old ? "attribution.resume" : "attribution.create", entityType: "attribution-run", entityId: run.id, dataJson: JSON.stringify({ name: input.name, jobs: wanted.length, created: missing.length, retried: retried.count, budget: input.budget }) } });
       return { id: run.id, created: !old, jobs: { total: wanted.length, resumed, retried: retried.count } };
     },
     { timeout: 300_000, maxWait: 60_000 },

@@ -11,6 +11,7 @@ export * from "./experiments";
 export * from "./experiment-documents";
 export * from "./repair-searches";
 export * from "./attribution-runs";
+export * from "./attribution-cases";
 export * from "./api-keys";
 export * from "./otlp";
 export { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";

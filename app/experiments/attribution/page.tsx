@@ -1,7 +1,11 @@
 import type { Metadata } from "next";
 import { AttributionTable } from "@/components/attribution/attribution-table";
+import { FollowAttributionRun } from "@/components/attribution/follow-run";
+import { NewAttributionRunForm } from "@/components/attribution/new-run-form";
+import { ResumeAttributionRunForm } from "@/components/attribution/resume-run-form";
 import { LATER_BEST } from "@/lib/attribution";
 import { getDb } from "@/lib/db";
+import { attributionAppOptions, resumeRefusal } from "@/lib/services/attribution/app-start";
 import { attributionRunTable, listAttributionRuns } from "@/lib/services/attribution/runs";
 import { requireViewer } from "@/lib/session";
 
@@ -9,12 +13,13 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Failure attribution" };
 
 /**
- * Failure attribution on Who&When (issue 24): the runs of `symtrace detect --eval --attribution`
- * stored in the database, and the table of one (?run=<name>, default the first by name) with its
- * progress. Researchers and admins.
+ * Failure attribution on Who&When (issue 24): the runs stored in the database (made by `symtrace
+ * detect --eval --attribution` or this page's New run form), the table of one (?run=<name>,
+ * default the first by name) with its progress — followed while the workers run it — and Resume
+ * for a run stopped at its budget or with failed jobs. Researchers and admins.
  */
 export default async function AttributionPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
   const sp = await searchParams;
   const runs = await listAttributionRuns(getDb());
   const name = typeof sp.run === "string" ? sp.run : runs[0]?.name;
@@ -23,7 +28,8 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
     <div className="flex flex-col gap-4">
       <h1 className="text-xl font-semibold">Failure attribution (Who&amp;When)</h1>
       <p className="text-sm text-slate-600">
-        Which agent, which step (Zhang et al., ICML 2025). Run or resume with <code className="rounded bg-slate-100 px-1">npm run symtrace -- detect --eval --attribution --dir ../shared/datasets/who_and_when_full --run &lt;name&gt;</code> (add{" "}
+        Which agent, which step (Zhang et al., ICML 2025). Start a run with the form below (its jobs are run by the app&apos;s workers), or from the command line with{" "}
+        <code className="rounded bg-slate-100 px-1">npm run symtrace -- detect --eval --attribution --dir ../shared/datasets/who_and_when_full --run &lt;name&gt;</code> (add{" "}
         <code className="rounded bg-slate-100 px-1">--background</code> to leave the jobs to the workers); published figures: Table 1 of the paper (GPT-4o, with ground truth); {LATER_BEST}.
       </p>
       {runs.length ? (
@@ -52,12 +58,24 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
             <a className="text-blue-700 underline" href={`/api/experiments/attribution?run=${encodeURIComponent(t.name)}&format=csv`}>
               Download CSV (attribution table)
             </a>
+            <FollowAttributionRun active={t.run.progress.running > 0 || (t.run.status === "running" && t.run.progress.queued > 0)} />
           </p>
+          {resumeRefusal(t.run) === null ? (
+            <div className="mb-3">
+              <ResumeAttributionRunForm
+                name={t.name}
+                budget={t.run.budget}
+                spent={t.run.spent}
+                reason={t.run.status === "budget-exhausted" ? `Stopped at its budget: ${t.run.progress.queued} job(s) not run.` : `${t.run.progress.error} job(s) failed.`}
+              />
+            </div>
+          ) : null}
           <AttributionTable rows={t.rows} />
         </section>
       ) : (
         <p className="text-sm text-slate-600">{name ? `No attribution run named "${name}".` : "No attribution run yet."}</p>
       )}
+      <NewAttributionRunForm options={await attributionAppOptions(getDb(), viewer)} />
     </div>
   );
 }

@@ -1,6 +1,7 @@
 /**
  * Attribution runs for the page and its CSV route: the runs stored in the database
- * (lib/db/attribution-runs.ts; made by `symtrace detect --eval --attribution --run <name>`),
+ * (lib/db/attribution-runs.ts; made by `symtrace detect --eval --attribution --run <name>` or the
+ * page's New run form, ./app-start.ts),
  * each tabulated from its jobs.
  */
 import type { TableRow } from "../../attribution";

@@ -44,6 +44,9 @@ export function loadAttributionCases(paths: readonly string[]): { cases: Attribu
   return { cases, skipped, warnings };
 }
 
+/** The seed of a run when none is given (the CLI's --seed, the New run form). */
+export const DEFAULT_ATTRIBUTION_SEED = 20260512;
+
 /** The plan for the given attributors: "with" and "without" for the paper's LLM methods, "n/a" otherwise. */
 export function planFor(names: readonly AttributorName[], settings: readonly ("with" | "without")[] = ["with", "without"]): AttributionPlanItem[] {
   return names.flatMap((a): AttributionPlanItem[] => (ATTRIBUTORS[a].groundTruthVariants ? settings.map((g) => ({ attributor: a, groundTruth: g })) : [{ attributor: a, groundTruth: "n/a" }]));
@@ -65,6 +68,10 @@ export interface RunStudyOptions {
   concurrency?: number;
   /** Where the cases came from (recorded). */
   dirs?: readonly string[];
+  /** "new" / "existing": refuse a start when the run exists / does not (the app's New run and Resume); absent: create or resume. */
+  expect?: "new" | "existing";
+  /** Who started it (audited; the app's viewer, null for the CLI). */
+  actorId?: string | null;
   /** Lease of the in-process worker's jobs (default the kind's 30 s). */
   leaseMs?: number;
   log?: (line: string) => void;
@@ -100,6 +107,8 @@ function startInput(o: RunStudyOptions, runner: string | null) {
     cases: o.cases,
     budget: { maxCalls: o.budget?.maxCalls ?? null, maxTokens: o.budget?.maxTokens ?? null },
     runner,
+    expect: o.expect,
+    actorId: o.actorId ?? null,
   };
 }
 
@@ -147,8 +156,9 @@ export async function runAttributionStudy(o: RunStudyOptions): Promise<StudyRepo
 }
 
 /**
- * Create or resume the run for the workers (the app's embedded ones, `npm run worker`): not
- * reserved, its queued jobs enqueued (PostgreSQL: one pg-boss job each; SQLite: the pollers find
+ * Create or resume the run for the workers (the app's embedded ones, `npm run worker`) — what
+ * `symtrace detect --eval --attribution --background` and the attribution page's New run and
+ * Resume (./app-start.ts) do: not reserved, its queued jobs enqueued (PostgreSQL: one pg-boss job each; SQLite: the pollers find
  * them). The workers use the run's endpoint with their own API key and call cache.
  * @throws as runAttributionStudy
  */
