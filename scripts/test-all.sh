@@ -14,14 +14,15 @@ rm -f .test-reports/*.json .test-reports/logs/*
 # database); each one's output is printed whole, in order, when it ends, and any failure fails CI.
 # bg NAME COMMAND... starts one; finish NAME... waits for them and prints their output.
 declare -A PIDS=()
-bg() { local name=$1; shift; ("$@") >".test-reports/logs/$name.log" 2>&1 & PIDS[$name]=$!; }
+logof() { printf '.test-reports/logs/%s.log' "${1//[^A-Za-z0-9]/-}"; }
+bg() { local name=$1; shift; ("$@") >"$(logof "$name")" 2>&1 & PIDS[$name]=$!; }
 finish() {
   local failed=0
   for name in "$@"; do
     local rc=0
     wait "${PIDS[$name]}" || rc=$?
     step "$name"
-    cat ".test-reports/logs/$name.log"
+    cat "$(logof "$name")"
     if [ "$rc" -ne 0 ]; then echo "!!! $name failed (exit $rc)"; failed=1; fi
   done
   return $failed
