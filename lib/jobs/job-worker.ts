@@ -263,6 +263,9 @@ export class JobWorker<J extends { id: string } = { id: string }> {
       const ok = await this.kind.release(this.db, id, this.id, `worker ${this.id} shut down mid-run`).catch(() => false);
       if (ok) this.o.log(`${this.kind.label} ${id} ${this.kind.released} (worker shut down) [${this.id}]`);
     }
+    // A handler that released its own job first is still finishing (its outcome line in the log):
+    // let it, briefly, so a process that exits after stop() does not cut it off.
+    await Promise.race([all(), sleep(2000)]);
   }
 
   private track(job: J): Promise<void> {
