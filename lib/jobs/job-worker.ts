@@ -194,7 +194,8 @@ export class JobWorker<J extends { id: string } = { id: string }> {
     if (!job) return false;
     if (this.stopping) {
       // Stop began while the claim was in flight: give the job back at once.
-      await this.kind.release(this.db, job.id, this.id, `worker ${this.id} shut down before starting it`).catch(() => false);
+      const ok = await this.kind.release(this.db, job.id, this.id, `worker ${this.id} shut down before starting it`).catch(() => false);
+      if (ok) this.o.log(`${this.kind.label} ${job.id} ${this.kind.released} (worker shut down before starting it) [${this.id}]`);
       return false;
     }
     await this.track(job);

@@ -10,6 +10,7 @@ import { createReplayRuns, getRun, requestCancel, retryRun, markInterrupted, typ
 import { freshTestDb } from "../db/test-db";
 import { closeBoss, enqueueJobs } from "./backends";
 import { fakeExecutor } from "./fake-executor";
+import { JobWorker, type JobKind } from "./job-worker";
 import { createWorker } from "./kinds";
 
 const PG = !!process.env.TEST_DATABASE_URL;
@@ -215,6 +216,40 @@ describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {
     expect(r?.error?.message).toMatch(/shut down/);
     expect(stderr()).toMatch(new RegExp(`replay ${id} interrupted`));
   }, 60_000);
+
+  test("a stop that lands while a delivery's claim is in flight: the job is released and the release is logged", async () => {
+    let claimed!: () => void;
+    const released: string[] = [];
+    const lines: string[] = [];
+    const kind = {
+      name: "replay",
+      label: "replay",
+      released: "interrupted",
+      queue: { name: "q", policy: "short", expireInSeconds: 60 },
+      leaseMs: 1000,
+      cancel: "abort",
+      // the claim succeeds in the database, but the worker sees it only after stop() began
+      claim: (_db: unknown, id: string) => new Promise((r) => (claimed = () => r({ id }))),
+      claimNext: async () => null,
+      claimable: async () => [],
+      renew: async () => ({ owned: true, cancel: false }),
+      release: async (_db: unknown, id: string) => (released.push(id), true),
+      sweep: async () => [],
+      held: async () => [],
+      run: async () => {
+        throw new Error("a job claimed during stop must not run");
+      },
+    } as unknown as JobKind;
+    const w = new JobWorker(kind, { db: h.db, workerId: "w-race", log: (l) => lines.push(l) });
+    const delivered = w.process("job-1");
+    await new Promise((r) => setTimeout(r, 10));
+    const stopped = w.stop({ graceMs: 10 });
+    claimed();
+    expect(await delivered).toBe(false);
+    await stopped;
+    expect(released).toEqual(["job-1"]);
+    expect(lines).toEqual(["replay job-1 interrupted (worker shut down before starting it) [w-race]"]);
+  });
 
   test("the production worker (scripts/worker.ts) ignores SYMTRACE_WORKER_FAKE_EXECUTOR: the real executor runs the replay (issue 20 item 5)", async () => {
     const log = path.join(mkdtempSync(path.join(os.tmpdir(), "symtrace-jobs-")), "exec.log");
