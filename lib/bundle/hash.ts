@@ -40,7 +40,7 @@ function jcsString(s: string): string {
  */
 export function canonicalJsonOfParsed(value: unknown): string {
   try {
-    return jcsParsed(value, null);
+    return jcsParsed(value);
   } catch (e) {
     // RangeError: a cycle (the library names it) or nesting beyond the stack.
     if (e === NOT_PLAIN || e instanceof RangeError) return canonicalJson(value);
@@ -48,18 +48,32 @@ export function canonicalJsonOfParsed(value: unknown): string {
   }
 }
 
-/** Strings to serialize as others: a string value directly under a key in `keys` that is in `map`. */
+/**
+ * Strings to serialize as others while hashing: every string value directly under a key in
+ * `keys` is offered to `replace`, in canonical (RFC 8785) order — object keys sorted, arrays by
+ * index, depth first — so a replacement that numbers what it sees numbers it by content alone,
+ * whatever the key order of the value in memory.
+ */
 export interface StringReplacement {
   keys: ReadonlySet<string>;
-  map: ReadonlyMap<string, string>;
+  /**
+   * The text to serialize instead of `value`.
+   * @param key the key the string is under
+   * @param path keys and indexes from the root to the object holding `key` (a live stack: copy it to keep it)
+   */
+  replace(value: string, key: string, path: readonly (string | number)[]): string;
+  /** Forget what `replace` has seen: the value is visited again from the start (the slow path after a fast one gave up). */
+  restart?(): void;
 }
 
-/** A copy of `v` with the replacements made (copy on write; the slow path's input). */
-function replaced(v: unknown, r: StringReplacement): unknown {
+/** A copy of `v` with the replacements made, visiting in canonical order (the slow path's input). */
+function replaced(v: unknown, r: StringReplacement, path: (string | number)[]): unknown {
   if (Array.isArray(v)) {
     let copy: unknown[] | null = null;
     for (let i = 0; i < v.length; i++) {
-      const n = replaced(v[i], r);
+      path.push(i);
+      const n = replaced(v[i], r, path);
+      path.pop();
       if (n !== v[i]) (copy ??= v.slice())[i] = n;
     }
     return copy ?? v;
@@ -67,9 +81,16 @@ function replaced(v: unknown, r: StringReplacement): unknown {
   if (typeof v !== "object" || v === null) return v;
   let copy: Record<string, unknown> | null = null;
   const o = v as Record<string, unknown>;
-  for (const k in o) {
+  for (const k of Object.keys(o).sort()) {
     const x = o[k];
-    const n = typeof x === "string" ? (r.keys.has(k) ? (r.map.get(x) ?? x) : x) : replaced(x, r);
+    let n: unknown = x;
+    if (typeof x === "string") {
+      if (r.keys.has(k)) n = r.replace(x, k, path);
+    } else {
+      path.push(k);
+      n = replaced(x, r, path);
+      path.pop();
+    }
     if (n !== x) (copy ??= { ...o })[k] = n;
   }
   return copy ?? v;
@@ -77,25 +98,26 @@ function replaced(v: unknown, r: StringReplacement): unknown {
 
 /**
  * {@link hashJson} of `value` with strings replaced while serializing (no copy of the value): a
- * string directly under a key in `replacement.keys` whose text is in `replacement.map` is
- * serialized as the mapped text. Equal to `hashJson` of a copy with those strings replaced
+ * string directly under a key in `replacement.keys` is serialized as `replacement.replace` returns,
+ * called in canonical order. Equal to `hashJson` of a copy with those strings replaced
  * (lib/replay's renaming of client-invented ids hashes a request this way).
  * @throws Error as canonicalJson
  */
 export function hashJsonReplacing(value: unknown, replacement: StringReplacement): string {
   let text: string;
   try {
-    text = jcsParsed(value, replacement);
+    text = jcsReplacing(value, replacement, []);
   } catch (e) {
-    if (e === NOT_PLAIN || e instanceof RangeError) text = canonicalJson(replaced(value, replacement));
-    else throw e;
+    if (e !== NOT_PLAIN && !(e instanceof RangeError)) throw e;
+    replacement.restart?.();
+    text = canonicalJson(replaced(value, replacement, []));
   }
   return sha256Tagged(text);
 }
 
 const NOT_PLAIN = Symbol("not a JSON.parse value");
 
-function jcsParsed(v: unknown, rep: StringReplacement | null): string {
+function jcsParsed(v: unknown): string {
   switch (typeof v) {
     case "string":
       return jcsString(v);
@@ -110,7 +132,7 @@ function jcsParsed(v: unknown, rep: StringReplacement | null): string {
         let out = "[";
         for (let i = 0; i < v.length; i++) {
           if (i > 0) out += ",";
-          out += jcsParsed(v[i], rep);
+          out += jcsParsed(v[i]);
         }
         return out + "]";
       }
@@ -121,14 +143,48 @@ function jcsParsed(v: unknown, rep: StringReplacement | null): string {
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i];
         if (i > 0) out += ",";
-        const x = o[k];
-        out += jcsString(k) + ":" + (rep !== null && typeof x === "string" && rep.keys.has(k) ? jcsString(rep.map.get(x) ?? x) : jcsParsed(x, rep));
+        out += jcsString(k) + ":" + jcsParsed(o[k]);
       }
       return out + "}";
     }
     default:
       throw NOT_PLAIN;
   }
+}
+
+/** jcsParsed with replacements (`path`: the live stack of keys and indexes of containers entered). */
+function jcsReplacing(v: unknown, rep: StringReplacement, path: (string | number)[]): string {
+  if (typeof v !== "object" || v === null) return jcsParsed(v);
+  if (Array.isArray(v)) {
+    let out = "[";
+    for (let i = 0; i < v.length; i++) {
+      if (i > 0) out += ",";
+      const x: unknown = v[i];
+      if (typeof x === "object" && x !== null) {
+        path.push(i);
+        out += jcsReplacing(x, rep, path);
+        path.pop();
+      } else out += jcsParsed(x);
+    }
+    return out + "]";
+  }
+  if (typeof (v as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN;
+  const o = v as Record<string, unknown>;
+  const keys = Object.keys(o).sort();
+  let out = "{";
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i];
+    if (i > 0) out += ",";
+    const x = o[k];
+    out += jcsString(k) + ":";
+    if (typeof x === "string") out += jcsString(rep.keys.has(k) ? rep.replace(x, k, path) : x);
+    else if (typeof x === "object" && x !== null) {
+      path.push(k);
+      out += jcsReplacing(x, rep, path);
+      path.pop();
+    } else out += jcsParsed(x);
+  }
+  return out + "}";
 }
 
 /**

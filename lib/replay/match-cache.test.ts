@@ -1,13 +1,13 @@
 /**
  * Issue 25 item 5: the match hashes of recorded requests under id renaming, kept across sessions
- * (match-cache.ts), and the copy-free hash of a renamed request (rename.ts `renamingOf` + lib/bundle
- * `hashJsonReplacing`). Both must leave what matches exactly as it was.
+ * (match-cache.ts), and the copy-free hash of a renamed request (rename.ts `CanonicalRenaming` + lib/bundle
+ * `hashJsonReplacing`). Both give exactly the hash of the renamed copy (`renameInventedIds`).
  */
 import { describe, expect, test } from "vitest";
 import { hashJson, hashJsonReplacing, type ReplayBundle } from "../bundle";
 import type { MaskedValue } from "./masks";
-import { MatchHashCache, recordMatchHashes, transformKeyOf } from "./match-cache";
-import { ID_KEYS, producedIds, renameInventedIds, renamingOf } from "./rename";
+import { MatchHashCache, producedKeyOf, recordMatchHashes, transformKeyOf } from "./match-cache";
+import { CanonicalRenaming, producedIds, renameInventedIds } from "./rename";
 import { RecordSession, ReplaySession } from "./index";
 
 const reply = (n: number) => ({ id: `cmpl-${n}`, object: "chat.completion", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `answer ${n}` } }] });
@@ -30,12 +30,12 @@ const liveTwoIds = (order: "ab" | "ba") => {
   return order === "ab" ? { model: "m", messages: [{ role: "user", content: "x" }], a, b } : { model: "m", messages: [{ role: "user", content: "x" }], b, a };
 };
 
-describe("renamingOf + hashJsonReplacing: the hash of the renamed request without copying it", () => {
+describe("CanonicalRenaming + hashJsonReplacing: the hash of the renamed request without copying it", () => {
   const produced = new Set(["call_model_0"]);
   const samples: unknown[] = [
     { model: "m", messages: [{ role: "assistant", tool_calls: [{ id: "u-1", type: "function", function: { name: "t", arguments: "{}" } }] }, { role: "tool", tool_call_id: "u-1", content: "ok" }, { role: "tool", tool_call_id: "call_model_0", content: "kept" }] },
     { input: [{ type: "function_call_output", call_id: "c-9", output: "x" }, { type: "function_call", call_id: "c-8", id: "fc-1" }], nested: [[{ tool_use_id: "t/1~2" }]] },
-    { a: { id: "x" }, b: { id: "y" }, c: ["id", { id: 3 }, null, "y"] },
+    { b: { id: "x" }, a: { id: "y" }, c: ["id", { id: 3 }, null, "y"] },
     { messages: [], id: "call_model_0" },
     "a string request",
     null,
@@ -46,26 +46,37 @@ describe("renamingOf + hashJsonReplacing: the hash of the renamed request withou
       const hitsCopy: MaskedValue[] = [];
       const hitsWalk: MaskedValue[] = [];
       const renamed = renameInventedIds(s, produced, hitsCopy);
-      const names = renamingOf(s, produced, hitsWalk);
+      const renaming = new CanonicalRenaming(produced, hitsWalk);
+      expect(hashJsonReplacing(s, renaming)).toBe(hashJson(renamed));
       expect(hitsWalk).toEqual(hitsCopy);
-      expect(hashJsonReplacing(s, { keys: ID_KEYS, map: names })).toBe(hashJson(renamed));
     }
-    // Names are given in order of first occurrence; an escaped pointer for "~" and "/" in keys.
-    const names = renamingOf({ input: [{ call_id: "c-9" }, { call_id: "c-8", id: "c-9" }] }, produced);
-    expect([...names]).toEqual([
+    // Names are given in order of first occurrence in canonical order (keys sorted, arrays by index).
+    const r = new CanonicalRenaming(produced);
+    hashJsonReplacing({ input: [{ call_id: "c-9" }, { id: "c-9", call_id: "c-8" }] }, r);
+    expect([...r.names]).toEqual([
       ["c-9", "symtrace:id:0"],
       ["c-8", "symtrace:id:1"],
     ]);
+    // Key order does not decide the numbering: "a" sorts before "b".
+    const third = new CanonicalRenaming(produced);
+    hashJsonReplacing(samples[2], third);
+    expect([...third.names]).toEqual([
+      ["y", "symtrace:id:0"],
+      ["x", "symtrace:id:1"],
+    ]);
+    expect(renameInventedIds(samples[2], produced)).toEqual({ b: { id: "symtrace:id:1" }, a: { id: "symtrace:id:0" }, c: ["id", { id: 3 }, null, "y"] });
+    // An escaped pointer for "~" and "/" in keys.
     const hits: MaskedValue[] = [];
-    renamingOf({ "a/b": { "~": { id: "z" } } }, produced, hits);
+    hashJsonReplacing({ "a/b": { "~": { id: "z" } } }, new CanonicalRenaming(produced, hits));
     expect(hits).toEqual([{ pointer: "/a~1b/~0/id", rule: "rename", from: "z", to: "symtrace:id:0" }]);
   });
 
-  test("a value that is not as JSON.parse returns it takes the library's path with the same result", () => {
+  test("a value that is not as JSON.parse returns it takes the library's path with the same result, and its hits once", () => {
     const withToJson = { id: "u-1", when: { toJSON: () => "2026" } };
-    const names = renamingOf(withToJson, produced);
-    expect(hashJsonReplacing(withToJson, { keys: ID_KEYS, map: names })).toBe(hashJson({ id: "symtrace:id:0", when: "2026" }));
-    expect(() => hashJsonReplacing({ id: "u", text: "\ud800" }, { keys: ID_KEYS, map: new Map([["u", "v"]]) })).toThrow(/Lone surrogate/);
+    const hits: MaskedValue[] = [{ pointer: "/earlier", rule: "rename", from: "a", to: "b" }];
+    expect(hashJsonReplacing(withToJson, new CanonicalRenaming(produced, hits))).toBe(hashJson({ id: "symtrace:id:0", when: "2026" }));
+    expect(hits.map((h) => h.pointer)).toEqual(["/earlier", "/id"]);
+    expect(() => hashJsonReplacing({ id: "u", text: "\ud800" }, new CanonicalRenaming(produced))).toThrow(/Lone surrogate/);
   });
 });
 
@@ -84,10 +95,14 @@ describe("MatchHashCache", () => {
     expect(() => new MatchHashCache(0)).toThrow(/positive integer/);
   });
 
-  test("keys differ by transform, boundary, request hash, and the order and number of invented ids", () => {
-    const k = (t: string, b: string, h: string, ids: string[]) => MatchHashCache.key(t, b, h, ids);
-    const base = k("", "llm", "sha256:1", ["a", "b"]);
-    expect(new Set([base, k("t", "llm", "sha256:1", ["a", "b"]), k("", "tool", "sha256:1", ["a", "b"]), k("", "llm", "sha256:2", ["a", "b"]), k("", "llm", "sha256:1", ["b", "a"]), k("", "llm", "sha256:1", ["a\u0000b"]), k("", "llm", "sha256:1", [])]).size).toBe(7);
+  test("keys differ by transform, boundary, request hash and produced ids; the produced key is unambiguous", () => {
+    const k = (t: string, b: string, h: string, p: string) => MatchHashCache.key(t, b, h, p);
+    const p1 = producedKeyOf(new Set(["a", "b"]));
+    const base = k("", "llm", "sha256:1", p1);
+    expect(new Set([base, k("t", "llm", "sha256:1", p1), k("", "tool", "sha256:1", p1), k("", "llm", "sha256:2", p1), k("", "llm", "sha256:1", ""), k("", "llm", "sha256:1", producedKeyOf(new Set(["a"])))]).size).toBe(6);
+    // Set order does not matter; ids that hold the separator of a naive join do not collide.
+    expect(producedKeyOf(new Set(["b", "a"]))).toBe(p1);
+    expect(producedKeyOf(new Set(["x\u0000y", "z"]))).not.toBe(producedKeyOf(new Set(["x", "y\u0000z"])));
     expect(transformKeyOf(undefined)).toBe("");
     expect(transformKeyOf([])).toBe("");
     expect(transformKeyOf([{ pattern: "x" }])).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -111,20 +126,20 @@ describe("ReplaySession with the shared memo", () => {
     ]);
   });
 
-  test("the same request content in another key order is renamed in its own order (no false hit)", () => {
-    // Equal requestHash (canonical JSON ignores key order), but renaming numbers ids by document
-    // order: {a:0, b:1} versus {b:0, a:1}. Without the memo a live request in order "ab" matches
-    // only the "ab" recording; the memo must not change that, whichever recording was seen first.
+  test("the same request content in another key order is renamed alike (canonical order): each recording matches either live order", () => {
+    // Equal requestHash (canonical JSON ignores key order), and renaming numbers ids in canonical
+    // order too, so {a, b} and {b, a} rename to the same request: one memo entry serves both.
     const ab = recordTwoIds("ab");
     const ba = recordTwoIds("ba");
     expect(ab.records[0].requestHash).toBe(ba.records[0].requestHash);
-    for (const seenFirst of [ab, ba]) {
-      recordMatchHashes.clear();
-      new ReplaySession({ source: seenFirst }).begin({ boundary: "llm", request: liveTwoIds("ab") });
-      expect(new ReplaySession({ source: ab }).begin({ boundary: "llm", request: liveTwoIds("ab") }).kind).toBe("recorded");
-      expect(new ReplaySession({ source: ba }).begin({ boundary: "llm", request: liveTwoIds("ab") }).kind).toBe("diverged");
-      expect(new ReplaySession({ source: ba }).begin({ boundary: "llm", request: liveTwoIds("ba") }).kind).toBe("recorded");
+    recordMatchHashes.clear();
+    for (const source of [ab, ba]) {
+      for (const live of ["ab", "ba"] as const) expect(new ReplaySession({ source }).begin({ boundary: "llm", request: liveTwoIds(live) }).kind).toBe("recorded");
     }
+    expect(recordMatchHashes.size).toBe(1);
+    // Ids swapped between the positions are a different request: no match.
+    const swapped = { model: "m", messages: [{ role: "user", content: "x" }], a: { id: "fresh-1" }, b: { id: "fresh-1" } };
+    expect(new ReplaySession({ source: ab }).begin({ boundary: "llm", request: swapped }).kind).toBe("diverged");
   });
 
   test("a record whose invented ids the responses produced in another bundle is not confused with it", () => {

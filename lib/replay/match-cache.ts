@@ -14,9 +14,9 @@
  *   - the record's `requestHash` = sha256(JCS(request)): the request's content (the session
  *     already trusts it: without transforms it is the match hash itself; a valid bundle's
  *     requestHash is its request's, spec §Validation);
- *   - the request's invented ids in order of first occurrence (`inventedIdsInOrder`): renaming
- *     names them `symtrace:id:<n>` by that order, so content + that list give the renamed request
- *     (key order, which only decides the numbering, is captured by the list).
+ *   - the ids the recording's responses produced (`producedKeyOf`; "" without renaming): renaming
+ *     keeps those and names every other id under an id key `symtrace:id:<n>` in canonical order
+ *     (rename.ts), so content + the produced set give the renamed request.
  * Equal keys therefore mean equal transformed canonical JSON, so a hit returns exactly the hash
  * the session would compute: nothing about what matches changes.
  *
@@ -41,11 +41,11 @@ export class MatchHashCache {
    * The memo key of one recorded request.
    * @param transformKey `transformKeyOf(masks)` of the session
    * @param requestHash the record's stored `requestHash`
-   * @param invented the request's invented ids in order of first occurrence (empty when renaming is off)
+   * @param producedKey `producedKeyOf(produced ids)` when renaming applies to this record, else ""
    */
-  static key(transformKey: string, boundary: string, requestHash: string, invented: readonly string[]): string {
-    // NUL cannot occur in a hash or a boundary name; ids are joined by it too, so the split is unique.
-    return `${transformKey}\u0000${boundary}\u0000${requestHash}\u0000${invented.join("\u0000")}\u0000${invented.length}`;
+  static key(transformKey: string, boundary: string, requestHash: string, producedKey: string): string {
+    // NUL cannot occur in a hash or a boundary name.
+    return `${transformKey}\u0000${boundary}\u0000${requestHash}\u0000${producedKey}`;
   }
 
   /** The memoized hash, or undefined. */
@@ -76,6 +76,14 @@ export class MatchHashCache {
  */
 export function transformKeyOf(masks: unknown): string {
   return Array.isArray(masks) && masks.length > 0 ? sha256Tagged(JSON.stringify(masks)) : "";
+}
+
+/**
+ * The produced-ids part of a memo key: sha256 of the JSON array of the ids, sorted (unambiguous
+ * whatever characters the ids hold). @param produced the ids recorded responses produced (rename.ts producedIds)
+ */
+export function producedKeyOf(produced: ReadonlySet<string>): string {
+  return sha256Tagged(JSON.stringify([...produced].sort()));
 }
 
 /** The memo every ReplaySession shares. */

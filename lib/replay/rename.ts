@@ -9,8 +9,10 @@
  * back identical; those are kept verbatim, so the link between a response and the request that
  * uses it is still verified. Every other string under an id key (`id`, `tool_call_id`, `call_id`,
  * `tool_use_id`) is renamed to `symtrace:id:<n>`, n = order of first occurrence in the request
- * (document order; the same id twice gets the same name, so a tool call and its result stay
- * paired). Both sides — the recorded request and the replayed one — are renamed the same way
+ * in canonical order (RFC 8785: keys sorted, arrays by index; the same id twice gets the same name,
+ * so a tool call and its result stay paired). Canonical, not document, order: two requests that
+ * differ only in key order and in their invented ids are renamed alike, as their hashes ignore key
+ * order too (issue 25 item 5: it also lets the record side be memoized by content). Both sides — the recorded request and the replayed one — are renamed the same way
  * before hashing.
  *
  * If no recorded request contains an invented id, renaming cannot make any request match that
@@ -19,7 +21,7 @@
  *
  * Pure.
  */
-import type { BoundaryRecord } from "../bundle";
+import type { BoundaryRecord, StringReplacement } from "../bundle";
 import { escapeToken, type MaskedValue } from "./masks";
 
 /** Keys whose string values are ids. */
@@ -74,52 +76,60 @@ export function hasInventedIds(request: unknown, produced: ReadonlySet<string>):
   return false;
 }
 
+/** RFC 6901 pointer of `key` in the object at `path`. */
+function pointerOf(path: readonly (string | number)[], key: string): string {
+  let out = "";
+  for (const t of path) out += `/${typeof t === "number" ? t : escapeToken(t)}`;
+  return `${out}/${escapeToken(key)}`;
+}
+
 /**
- * The names `renameInventedIds` gives the request's invented ids (strings under an id key that are
- * not in `produced`): id -> `symtrace:id:<n>`, in order of first occurrence (its traversal: arrays
- * by index, objects by key order, depth first). Read-only: with lib/bundle `hashJsonReplacing`
- * (keys `ID_KEYS`) it hashes the renamed request without copying it; its keys in order, with the
- * request's content, determine the renamed request (match-cache.ts keys on them).
- * @param hits when given, one entry per renamed value, as `renameInventedIds` appends them
+ * The renaming of one request's invented ids as lib/bundle `hashJsonReplacing` applies it while
+ * hashing (no copy of the request): each string under an id key (`ID_KEYS`) that is not in
+ * `produced` becomes `symtrace:id:<n>`, n = order of first occurrence in canonical order (RFC 8785:
+ * object keys sorted, arrays by index, depth first), so the names follow from the request's content
+ * alone, not from the key order it was built or parsed in. `renameInventedIds` names the same way.
  */
-export function renamingOf(request: unknown, produced: ReadonlySet<string>, hits: MaskedValue[] | null = null): Map<string, string> {
-  const names = new Map<string, string>();
-  if (typeof request === "object" && request !== null) nameIds(request, produced, names, hits, "");
-  return names;
-}
+export class CanonicalRenaming implements StringReplacement {
+  readonly keys = ID_KEYS;
+  /** invented id -> its name, in naming order. */
+  readonly names = new Map<string, string>();
+  private readonly hitsAtStart: number;
 
-/** renamingOf's walk (a plain function: it runs for every replayed request); `ptr` = the RFC 6901 pointer of `v`. */
-function nameIds(v: object, produced: ReadonlySet<string>, names: Map<string, string>, hits: MaskedValue[] | null, ptr: string): void {
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const x: unknown = v[i];
-      if (typeof x === "object" && x !== null) nameIds(x, produced, names, hits, hits ? `${ptr}/${i}` : ptr);
-    }
-    return;
+  /**
+   * @param produced ids recorded responses produced (kept verbatim)
+   * @param hits when given, one entry per renamed value is appended (`rule: "rename"`)
+   */
+  constructor(
+    private readonly produced: ReadonlySet<string>,
+    private readonly hits: MaskedValue[] | null = null,
+  ) {
+    this.hitsAtStart = hits ? hits.length : 0;
   }
-  const o = v as Record<string, unknown>;
-  for (const k in o) {
-    const x = o[k];
-    if (typeof x === "string") {
-      if (ID_KEYS.has(k) && !produced.has(x)) {
-        let name = names.get(x);
-        if (name === undefined) names.set(x, (name = `${PREFIX}${names.size}`));
-        if (hits) hits.push({ pointer: `${ptr}/${escapeToken(k)}`, rule: "rename", from: x, to: name });
-      }
-    } else if (typeof x === "object" && x !== null) nameIds(x, produced, names, hits, hits ? `${ptr}/${escapeToken(k)}` : ptr);
+
+  replace(value: string, key: string, path: readonly (string | number)[]): string {
+    if (this.produced.has(value)) return value;
+    let name = this.names.get(value);
+    if (name === undefined) this.names.set(value, (name = `${PREFIX}${this.names.size}`));
+    if (this.hits) this.hits.push({ pointer: pointerOf(path, key), rule: "rename", from: value, to: name });
+    return name;
+  }
+
+  restart(): void {
+    this.names.clear();
+    if (this.hits) this.hits.length = this.hitsAtStart;
   }
 }
 
 /**
- * Rename the invented ids of one request (copy on write).
- * @param hits when given, every renamed value is appended (`rule: "rename"`)
+ * Rename the invented ids of one request (copy on write), naming them as {@link CanonicalRenaming}
+ * does (canonical order).
+ * @param hits when given, every renamed value is appended (`rule: "rename"`), in canonical order
  * @returns the renamed request, or `request` itself when it has no invented id
  */
 export function renameInventedIds(request: unknown, produced: ReadonlySet<string>, hits: MaskedValue[] | null = null): unknown {
-  const names = new Map<string, string>();
-  // The path is kept as a stack and joined only on a hit (cheap when hits are collected).
+  const renaming = new CanonicalRenaming(produced, hits);
   const path: (string | number)[] = [];
-  const pointer = () => path.map((t) => `/${typeof t === "number" ? t : escapeToken(t)}`).join("");
   const walk = (v: unknown): unknown => {
     if (Array.isArray(v)) {
       let copy: unknown[] | null = null;
@@ -136,20 +146,11 @@ export function renameInventedIds(request: unknown, produced: ReadonlySet<string
     if (typeof v === "object" && v !== null) {
       let copy: Record<string, unknown> | null = null;
       const o = v as Record<string, unknown>;
-      for (const k in o) {
+      for (const k of Object.keys(o).sort()) {
         const x = o[k];
         let n: unknown = x;
         if (typeof x === "string") {
-          if (ID_KEYS.has(k) && !produced.has(x)) {
-            let name = names.get(x);
-            if (name === undefined) names.set(x, (name = `${PREFIX}${names.size}`));
-            n = name;
-            if (hits) {
-              path.push(k);
-              hits.push({ pointer: pointer(), rule: "rename", from: x, to: name });
-              path.pop();
-            }
-          }
+          if (ID_KEYS.has(k)) n = renaming.replace(x, k, path);
         } else if (typeof x === "object" && x !== null) {
           path.push(k);
           n = walk(x);

@@ -12,8 +12,8 @@ import { expandItemReferences, expandPreviousResponse, responsesIdOf, responsesO
 import { resolveOutputTarget, resolveTarget, type TargetResolution } from "./target";
 import { applyMasks, compileMasks, type CompiledMask, type MaskedValue } from "./masks";
 import { ReadyTracker, observedSpans } from "./order";
-import { ID_KEYS, hasInventedIds, producedIds, renameInventedIds, renamingOf } from "./rename";
-import { MatchHashCache, recordMatchHashes, transformKeyOf } from "./match-cache";
+import { CanonicalRenaming, hasInventedIds, producedIds, renameInventedIds } from "./rename";
+import { MatchHashCache, producedKeyOf, recordMatchHashes, transformKeyOf } from "./match-cache";
 import { agentKeyOf } from "./agents";
 import { RECORDER_ID, TraceBuilder, agentOfRequest, agentActionContent, llmCallContent, taskNodeContent, toolCallContent, toolResultContent, type BoundaryOutcome } from "./trace";
 import { type BoundaryCall, type Step, type DivergenceReason, type RecordSummary, type DivergenceReport, type BoundarySession, LiveRecorder, appendGuidance, protocolsOf } from "./boundary-session";
@@ -112,6 +112,8 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   private readonly transformKey: string;
   /** Ids produced by recorded responses, when some recorded request has client-invented ids; null: no renaming; undefined: not decided yet. */
   private produced: Set<string> | null | undefined = undefined;
+  /** The produced ids' part of a match-cache key ("" while there is no renaming). */
+  private producedKey = "";
   /** Every masked / renamed value of the requests served so far (`maskReport`). */
   private readonly maskHits: MaskedValue[] = [];
   /** The source has no `meta.observed` (total order of seq, parallel tool groups as sets). */
@@ -401,6 +403,7 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
   private resolveRenaming(): boolean {
     this.produced = this.inventedIdsOf();
     if (!this.produced) return false;
+    this.producedKey = producedKeyOf(this.produced);
     for (const info of this.infos) info.matchHash = this.recordMatchHash(info.rec);
     this.indexHashes();
     return true;
@@ -408,30 +411,29 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
 
   /**
    * A record's match hash under the session's masks and renaming: hash(transform(request)),
-   * memoized across sessions (match-cache.ts). A request with no invented id and no masks is its
-   * own transform, so its match hash is its stored `requestHash`.
+   * memoized across sessions by content (match-cache.ts). Without masks, and without renaming for
+   * its boundary, the transform is the identity and the match hash is the stored `requestHash`.
    */
   private recordMatchHash(rec: BoundaryRecord): string {
-    const names = this.produced && rec.boundary === "llm" ? renamingOf(rec.request, this.produced) : null;
-    if ((names === null || names.size === 0) && this.masks.length === 0) return rec.requestHash;
-    const key = MatchHashCache.key(this.transformKey, rec.boundary, rec.requestHash, names ? [...names.keys()] : []);
+    const renames = !!this.produced && rec.boundary === "llm";
+    if (!renames && this.masks.length === 0) return rec.requestHash;
+    const key = MatchHashCache.key(this.transformKey, rec.boundary, rec.requestHash, renames ? this.producedKey : "");
     let h = recordMatchHashes.get(key);
     if (h === undefined) {
-      h = this.hashTransformed(rec.boundary, rec.request, null, names);
+      h = this.hashTransformed(rec.boundary, rec.request, null);
       recordMatchHashes.set(key, h);
     }
     return h;
   }
 
   /**
-   * hash(transform(request)): with renaming alone, the renamed request is hashed without copying
-   * it (lib/bundle `hashJsonReplacing`, the same hash).
-   * @param names the request's renaming (`renamingOf`) when already computed
+   * hash(transform(request)): with renaming alone, the request is renamed while it is hashed
+   * (lib/bundle `hashJsonReplacing` with rename.ts `CanonicalRenaming`: no copy, the same hash).
+   * @param hits when given, every masked / renamed value is appended
    */
-  private hashTransformed(boundary: Boundary, normalized: unknown, hits: MaskedValue[] | null, names: Map<string, string> | null = null): string {
+  private hashTransformed(boundary: Boundary, normalized: unknown, hits: MaskedValue[] | null): string {
     if (this.masks.length > 0) return hashRequest(this.transform(boundary, normalized, hits));
-    const m = names ?? (this.produced && boundary === "llm" ? renamingOf(normalized, this.produced, hits) : null);
-    return m && m.size > 0 ? hashJsonReplacing(normalized, { keys: ID_KEYS, map: m }) : hashRequest(normalized);
+    return this.produced && boundary === "llm" ? hashJsonReplacing(normalized, new CanonicalRenaming(this.produced, hits)) : hashRequest(normalized);
   }
 
   /** byHash from the records' match hashes. */
