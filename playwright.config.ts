@@ -11,7 +11,8 @@ export default defineConfig({
   workers: 1,
   timeout: 60_000,
   reporter: [["list"]],
-  outputDir: "test-results",
+  // A second run beside this one (npm test's PostgreSQL e2e) gets its own folder: each run empties its own.
+  outputDir: process.env.E2E_OUTPUT_DIR ?? "test-results",
   use: {
     baseURL: `http://127.0.0.1:${PORT}`,
     trace: "retain-on-failure",

@@ -31,7 +31,7 @@
  *
  * Options (env): BENCH_RUNS=<n> (default 3), CHROMIUM_PATH (default /usr/bin/chromium),
  * SYMTRACE_SHARED_DIR (default: the shared folder beside the repo), BENCH_KEEP=1 keep the temp dir (db, server log),
- * BENCH_REBUILD=1 force the build, BENCH_DIST=<dir> the build folder (default .next-bench), BENCH_TRACE=1 write a Chrome trace of run 1 of each case into the
+ * BENCH_REBUILD=1 force the build, BENCH_REUSE_BUILD=1 serve the existing build even when a source is newer (npm test), BENCH_DIST=<dir> the build folder (default .next-bench), BENCH_TRACE=1 write a Chrome trace of run 1 of each case into the
  * temp dir (implies BENCH_KEEP), BENCH_PORT=<n> use this port instead of a free one.
  */
 import { spawn, type ChildProcess } from "node:child_process";
@@ -177,6 +177,8 @@ export async function ensureBuild(tmp: string): Promise<string> {
   const newest = Math.max(...sources.map(newestMtime));
   const built = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   if (built > newest && process.env.BENCH_REBUILD !== "1") return "reused";
+  // npm test has just built it, and serves it to the e2e run beside this one: never rebuild under it.
+  if (built > 0 && process.env.BENCH_REUSE_BUILD === "1") return "reused (BENCH_REUSE_BUILD=1)";
   // `next build` adds `<distDir>/types/**/*.ts` to tsconfig.json when missing; the bench must not
   // leave that edit behind, so tsconfig.json is restored byte for byte afterwards.
   const tsconfig = path.join(ROOT, "tsconfig.json");

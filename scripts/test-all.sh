@@ -53,16 +53,18 @@ TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs lib/servic
 
 finish "production build"
 
-step "benchmarks, smoke run (every part at a small size; figures printed, not asserted)"
-BENCH_SMOKE=1 npm run -s bench
+# The smoke run of the benchmarks and the PostgreSQL e2e run beside the SQLite e2e: each has its
+# own server, ports, database and output folder, and the e2e run leaves a core mostly idle.
+bg "benchmarks, smoke run (every part at a small size; figures printed, not asserted)" env BENCH_SMOKE=1 BENCH_REUSE_BUILD=1 npm run -s bench
+bash scripts/start-postgres.sh symtrace_ci_e2e
+bg "e2e on PostgreSQL: replay from here with two pg-boss worker processes" env E2E_DATABASE_URL=$PG/symtrace_ci_e2e E2E_PORT=3220 E2E_LLM_PORT=3293 E2E_TOOL_PORT=3294 \
+  E2E_OUTPUT_DIR=test-results-pg PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-pg.json npx playwright test e2e/replay.spec.ts --reporter=list,json
 
 step "e2e (Playwright, Debian chromium, real app, real SQLite database)"
-PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json
-
-step "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
-bash scripts/start-postgres.sh symtrace_ci_e2e
-E2E_DATABASE_URL=$PG/symtrace_ci_e2e E2E_PORT=3220 E2E_LLM_PORT=3293 E2E_TOOL_PORT=3294 \
-  PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-pg.json npx playwright test e2e/replay.spec.ts --reporter=list,json
+e2e_rc=0
+PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json || e2e_rc=$?
+finish "benchmarks, smoke run (every part at a small size; figures printed, not asserted)" "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
+[ "$e2e_rc" -eq 0 ] || { echo "!!! e2e failed (exit $e2e_rc)"; exit "$e2e_rc"; }
 
 node -e '
 const fs = require("fs");
