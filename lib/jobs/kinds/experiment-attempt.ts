@@ -36,6 +36,7 @@ import {
 import { listHeld } from "../../db/leases";
 import { loadRunnerRegistry, planReplay, type RegisteredRunner } from "../../services/runners";
 import { enqueueJobs, JOB_QUEUES } from "../backends";
+import { AttemptContextCache } from "./attempt-context-cache";
 import { errorText, type JobKind } from "../job-worker";
 import type { AttemptContext, AttemptOutcome, CaseReference, ExperimentCaseInput, ExperimentSettings, MethodName, MethodRegistry } from "../../services/experiments/methods/types";
 
@@ -100,6 +101,8 @@ function outcomeOf(status: AttemptOutcome["status"], extra: Partial<AttemptOutco
 /**
  * The input of a claimed attempt: frozen settings, the case (bundle exported from the database,
  * runner resolved from `registry`, frozen reference) and the earlier attempts of its chain.
+ * @param cache a worker's kept settings and source bundles (./attempt-context-cache.ts; the same
+ *   context, fewer queries); without it everything is read from the database
  * @throws Error when the experiment or the source case is gone
  */
 export async function buildAttemptContext(
@@ -107,13 +110,16 @@ export async function buildAttemptContext(
   row: Pick<ClaimedAttempt, "experimentId" | "experimentCaseId" | "method" | "attempt">,
   registry: readonly RegisteredRunner[],
   signal: AbortSignal,
+  cache?: AttemptContextCache,
 ): Promise<Omit<AttemptContext, "onProgress">> {
-  const e = await db.experiment.findUnique({ where: { id: row.experimentId }, select: { settingsJson: true } });
-  if (!e) throw new Error(`experiment ${row.experimentId} no longer exists`);
-  const settings = JSON.parse(e.settingsJson) as ExperimentSettings;
+  const settingsJson = cache ? await cache.settingsJson(db, row.experimentId) : (await db.experiment.findUnique({ where: { id: row.experimentId }, select: { settingsJson: true } }))?.settingsJson;
+  if (settingsJson == null) throw new Error(`experiment ${row.experimentId} no longer exists`);
+  const settings = JSON.parse(settingsJson) as ExperimentSettings;
   const ec = await db.experimentCase.findUnique({ where: { id: row.experimentCaseId } });
   if (!ec) throw new Error(`experiment case ${row.experimentCaseId} no longer exists`);
-  const bundle = (ec.caseId ? await exportBundle(db, { caseId: ec.caseId }) : null) ?? (await exportBundle(db, { bundleId: ec.bundleId }));
+  const bundle = cache
+    ? await cache.sourceBundle(db, ec)
+    : ((ec.caseId ? await exportBundle(db, { caseId: ec.caseId }) : null) ?? (await exportBundle(db, { bundleId: ec.bundleId })));
   if (!bundle) throw new Error(`source case ${ec.bundleId} no longer exists`);
   const plan = planReplay(bundle, registry);
   const ref = ec.referenceJson ? (JSON.parse(ec.referenceJson) as CaseReference & { source?: string; correction?: string | null }) : null;
@@ -168,6 +174,8 @@ export async function buildAttemptContext(
 export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<ClaimedAttempt> {
   const methods = () => (o.methods ? Promise.resolve(o.methods) : loadDefaultMethods());
   const stamped = new Set<string>();
+  // Settings, source bundles and "has a budget" kept between this worker's attempts.
+  const cache = new AttemptContextCache();
   return {
     name: "experiment-attempt",
     label: "attempt",
@@ -196,9 +204,9 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
       let c: Omit<AttemptContext, "onProgress"> | null = null;
       try {
         const registry = await methods();
-        c = await buildAttemptContext(db, row, o.runners ?? loadRunnerRegistry(), signal);
+        c = await buildAttemptContext(db, row, o.runners ?? loadRunnerRegistry(), signal, cache);
         const method = registry[row.method];
-        if (await checkBudget(db, row.experimentId)) {
+        if ((await cache.mayHaveBudget(db, row.experimentId)) && (await checkBudget(db, row.experimentId))) {
           outcome = outcomeOf("cancelled", { skipReason: "not run: budget exhausted" });
         } else if (!method) {
           outcome = outcomeOf("error", { error: `method "${row.method}" is not available on this worker` });
@@ -206,6 +214,7 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
           if (method.fake && !stamped.has(row.experimentId)) {
             // anything fake leaves its trace: the experiment's frozen settings say so (and so its report)
             await stampFakeExperiment(db, row.experimentId, method.fake);
+            cache.forgetSettings(row.experimentId);
             stamped.add(row.experimentId);
           }
           const skip = method.skipReason(c.case, c.settings);
@@ -245,7 +254,7 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
         ctx.log(
           `${label} ${fin.recorded ? outcome.status : `${outcome.status} (not recorded: lease lost)`} calls=${outcome.calls}+${outcome.auxCalls} tokens=${outcome.tokens.total} ${((Date.now() - t0) / 1000).toFixed(1)}s [${ctx.workerId}]`,
         );
-        await checkBudget(db, row.experimentId);
+        if (await cache.mayHaveBudget(db, row.experimentId)) await checkBudget(db, row.experimentId);
         await completeIfDone(db, row.experimentId);
       } catch (e) {
         ctx.log(`${label}: recording failed: ${errorText(e)} (the lease expires and the attempt is run again)`);
