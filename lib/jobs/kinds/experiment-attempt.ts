@@ -202,11 +202,13 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
       const label = `attempt ${row.id} (${row.method} #${row.attempt})`;
       let outcome: AttemptOutcome;
       let c: Omit<AttemptContext, "onProgress"> | null = null;
+      let budgeted = true;
       try {
         const registry = await methods();
         c = await buildAttemptContext(db, row, o.runners ?? loadRunnerRegistry(), signal, cache);
         const method = registry[row.method];
-        if ((await cache.mayHaveBudget(db, row.experimentId)) && (await checkBudget(db, row.experimentId))) {
+        budgeted = await cache.mayHaveBudget(db, row.experimentId);
+        if (budgeted && (await checkBudget(db, row.experimentId))) {
           outcome = outcomeOf("cancelled", { skipReason: "not run: budget exhausted" });
         } else if (!method) {
           outcome = outcomeOf("error", { error: `method "${row.method}" is not available on this worker` });
@@ -219,7 +221,9 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
           }
           const skip = method.skipReason(c.case, c.settings);
           if (skip) outcome = outcomeOf("skipped", { skipReason: skip });
-          else outcome = await method.run({ ...c, onProgress: (p) => ctx.progress(p) });
+          // Without a budget, the worker starts its next attempt while this one is evaluated and
+          // recorded (with one, the budget check before a start must see every earlier attempt's calls).
+          else outcome = await method.run({ ...c, onProgress: (p) => ctx.progress(p), ...(budgeted ? {} : { onMasDone: () => ctx.handOff() }) });
         }
       } catch (e) {
         outcome = outcomeOf("error", { error: errorText(e) });
@@ -254,7 +258,7 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
         ctx.log(
           `${label} ${fin.recorded ? outcome.status : `${outcome.status} (not recorded: lease lost)`} calls=${outcome.calls}+${outcome.auxCalls} tokens=${outcome.tokens.total} ${((Date.now() - t0) / 1000).toFixed(1)}s [${ctx.workerId}]`,
         );
-        if (await cache.mayHaveBudget(db, row.experimentId)) await checkBudget(db, row.experimentId);
+        if (budgeted) await checkBudget(db, row.experimentId);
         await completeIfDone(db, row.experimentId);
       } catch (e) {
         ctx.log(`${label}: recording failed: ${errorText(e)} (the lease expires and the attempt is run again)`);
