@@ -37,7 +37,7 @@ async function counting<T>(f: () => Promise<T>): Promise<{ value: T; ops: string
   const ops: string[] = [];
   const db = h.db as unknown as Record<string, unknown>;
   const restore: Array<() => void> = [];
-  for (const model of ["case", "experiment"]) {
+  for (const model of ["case", "experiment", "experimentCase"]) {
     const m = db[model] as Record<string, (...a: unknown[]) => unknown>;
     for (const action of ["findUnique"]) {
       const orig = m[action];
@@ -105,5 +105,14 @@ describe("AttemptContextCache", () => {
     expect(again.value).toEqual([false, true]);
     expect(again.ops).toEqual([]);
     expect(await cache.mayHaveBudget(h.db, "no-such-experiment")).toBe(true);
+
+    const row = await h.db.experimentCase.findFirstOrThrow({ where: { experimentId: none.id } });
+    const kept = await cache.experimentCase(h.db, row.id);
+    expect(kept).toEqual(row);
+    kept!.task = "changed by a caller";
+    const again2 = await counting(() => cache.experimentCase(h.db, row.id));
+    expect(again2.value).toEqual(row);
+    expect(again2.ops).toEqual([]);
+    expect(await cache.experimentCase(h.db, "no-such-case")).toBeNull();
   });
 });

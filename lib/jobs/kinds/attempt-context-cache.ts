@@ -13,11 +13,13 @@
  * - the experiment's `settingsJson`, until this worker stamps it (`forgetSettings`: the fake
  *   stamp is the only later write of that column, lib/db/experiments.ts stampFakeExperiment);
  * - whether the experiment has a budget (`maxCalls` / `maxTokens` are written once, at creation):
- *   without one, `checkBudget` always answers false, so it need not be asked.
+ *   without one, `checkBudget` always answers false, so it need not be asked;
+ * - the experiment's case rows (written once, at creation; never updated).
  * At most `MAX_BUNDLES` bundles (least recently used out first).
  */
 import type { ReplayBundle } from "../../bundle";
 import type { Db } from "../../db/client";
+import type { ExperimentCase } from "../../generated/sqlite/client";
 import { exportBundle } from "../../db/cases";
 
 /** Source bundles kept at most per worker. */
@@ -27,6 +29,22 @@ export class AttemptContextCache {
   private readonly bundles = new Map<string, ReplayBundle>();
   private readonly settings = new Map<string, string>();
   private readonly budgeted = new Map<string, boolean>();
+  private readonly cases = new Map<string, ExperimentCase>();
+
+  /**
+   * An experiment case row (read once; a copy per call).
+   * @returns null when it does not exist (not kept: asked again next time)
+   */
+  async experimentCase(db: Db, id: string): Promise<ExperimentCase | null> {
+    let r = this.cases.get(id);
+    if (!r) {
+      const fresh = await db.experimentCase.findUnique({ where: { id } });
+      if (!fresh) return null;
+      r = fresh;
+      this.cases.set(id, r);
+    }
+    return { ...r };
+  }
 
   /**
    * The source case of an experiment case as `exportBundle` gives it: by its case row id, else

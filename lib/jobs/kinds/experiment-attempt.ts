@@ -115,7 +115,7 @@ export async function buildAttemptContext(
   const settingsJson = cache ? await cache.settingsJson(db, row.experimentId) : (await db.experiment.findUnique({ where: { id: row.experimentId }, select: { settingsJson: true } }))?.settingsJson;
   if (settingsJson == null) throw new Error(`experiment ${row.experimentId} no longer exists`);
   const settings = JSON.parse(settingsJson) as ExperimentSettings;
-  const ec = await db.experimentCase.findUnique({ where: { id: row.experimentCaseId } });
+  const ec = cache ? await cache.experimentCase(db, row.experimentCaseId) : await db.experimentCase.findUnique({ where: { id: row.experimentCaseId } });
   if (!ec) throw new Error(`experiment case ${row.experimentCaseId} no longer exists`);
   const bundle = cache
     ? await cache.sourceBundle(db, ec)
@@ -133,10 +133,14 @@ export async function buildAttemptContext(
     correction: ref?.correction ?? null,
     runner: plan.runner,
   };
-  const earlier = await db.experimentAttempt.findMany({
-    where: { experimentId: row.experimentId, experimentCaseId: row.experimentCaseId, method: row.method, attempt: { lt: row.attempt } },
-    orderBy: { attempt: "asc" },
-  });
+  // Attempt 1 has no earlier attempts (numbers start at 1): nothing to read.
+  const earlier =
+    row.attempt <= 1
+      ? []
+      : await db.experimentAttempt.findMany({
+          where: { experimentId: row.experimentId, experimentCaseId: row.experimentCaseId, method: row.method, attempt: { lt: row.attempt } },
+          orderBy: { attempt: "asc" },
+        });
   const previous: AttemptOutcome[] = [];
   for (const p of earlier) {
     const b = p.bundleId ? await exportBundle(db, { bundleId: p.bundleId }) : null;
