@@ -301,7 +301,8 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
         const { resolveCaseSelection } = await import("../lib/services/experiments/run");
         if (!settings.evaluator) return fail(1, "no evaluator, so no attempt could get a verdict: pass --evaluator <cmd> (the SYMTRACE_REPLAY_EVALUATOR contract)", "--evaluator");
         const ev = commandEvaluatorOption(settings.evaluator);
-        await assertJudgeable(db, await resolveCaseSelection(db, cases), { evaluator: ev.name, options: [ev] });
+        // The probes run like the attempts' evaluators: a `node <module>` one in a worker thread.
+        await assertJudgeable(db, await resolveCaseSelection(db, cases), { evaluator: ev.name, options: [ev], thread: true });
       }
       e = await startExperiment(db, { name: p.opts["--name"], settings, methods, cases });
     } catch (err) {
