@@ -12,6 +12,9 @@
  * Every `leaseMs / 2` the kind's sweep closes what dead workers left. On stop(): no new claims; the
  * running jobs get `graceMs`, then are aborted (reason "shutdown") and released (kind.release:
  * queued again or interrupted) — a stopping worker never leaves a job of its own running.
+ * A handler may give its slot back before it ends (`ctx.handOff()`, e.g. an experiment attempt
+ * whose MAS exited, while it is evaluated and recorded): the polling loop then claims the next job;
+ * at most `concurrency` handed-off jobs run besides the `concurrency` others.
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";

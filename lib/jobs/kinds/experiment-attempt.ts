@@ -7,7 +7,8 @@
  * Handler: context (frozen settings; the source case exported as a bundle; its registered runner
  * via planReplay; the frozen reference; earlier attempts of a task-level chain; the derived seed)
  * → budget check (exhausted: not run, cancelled) → `method.skipReason` (skipped) → `method.run(ctx)`
- * with the worker's AbortSignal (cancel / budget stop / lost lease / shutdown) → the attempt's
+ * with the worker's AbortSignal (cancel / budget stop / lost lease / shutdown; in an experiment
+ * without a budget the slot is handed back once the MAS run is over, JobContext.handOff) → the attempt's
  * bundle imported as a case (`<source>~exp-<experiment>-<method>-a<k>`, sourceDataset
  * "experiment") → finishAttempt (creates the next row of a task-level chain, enqueued) → budget
  * check → completeIfDone.
