@@ -174,6 +174,21 @@ async function writeOutputs(db: Db, out: string, experimentId: string): Promise<
 }
 
 /**
+ * Start loading what `experiment run` needs after the migration (ES modules are loaded once; the
+ * later `await import(...)` gets the same module): the method registry when the real methods run,
+ * the case import, judgeability check, experiment service and worker modules. Never rejects.
+ */
+function preloadRunModules(realMethods: boolean): Promise<unknown> {
+  return Promise.allSettled([
+    realMethods ? import("../lib/jobs/kinds/experiment-attempt").then((m) => m.loadDefaultMethods()) : null,
+    import("../lib/services/import-files"),
+    import("../lib/services/experiments/judgeable"),
+    import("../lib/services/experiments/run"),
+    import("../lib/jobs/kinds"),
+  ]);
+}
+
+/**
  * `experiment run`: import, create (frozen), run with `--workers` in-process workers, write the
  * outputs, return the item-7 object.
  */
@@ -240,6 +255,10 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
     throw e;
   }
 
+  // The modules of the steps below (and the method registry) load while the database is migrated:
+  // loading them one after the other was ~2 s of the run's fixed start-up on 2 cores
+  // (scripts/bench-experiments.ts). Their errors surface where each is awaited, as before.
+  void preloadRunModules(!o.methods);
   const { db } = await openMigrated(o.url);
   const { ExperimentError } = await import("../lib/db/experiments");
   const { startExperiment, cancelExperimentRun } = await import("../lib/services/experiments/run");
@@ -282,7 +301,8 @@ export async function runExperimentCommand(args: string[], o: ExperimentCommandO
         const { resolveCaseSelection } = await import("../lib/services/experiments/run");
         if (!settings.evaluator) return fail(1, "no evaluator, so no attempt could get a verdict: pass --evaluator <cmd> (the SYMTRACE_REPLAY_EVALUATOR contract)", "--evaluator");
         const ev = commandEvaluatorOption(settings.evaluator);
-        await assertJudgeable(db, await resolveCaseSelection(db, cases), { evaluator: ev.name, options: [ev] });
+        // The probes run like the attempts' evaluators: a `node <module>` one in a worker thread.
+        await assertJudgeable(db, await resolveCaseSelection(db, cases), { evaluator: ev.name, options: [ev], thread: true });
       }
       e = await startExperiment(db, { name: p.opts["--name"], settings, methods, cases });
     } catch (err) {

@@ -168,8 +168,27 @@ export async function pendingMigrations(url: string): Promise<string[]> {
  */
 export async function migrate(url: string): Promise<string[]> {
   const sqlite = providerOf(url) === "sqlite";
+  const pending = await pendingMigrations(url);
+  if (sqlite) {
+    // WAL is persistent in the file: the app and the CLI can then read and write at once,
+    // and commits cost one sync instead of several (see npm run bench). Switching needs the
+    // file to itself, so only when it is not WAL yet. Before the migrations, so that a fresh
+    // file's migrations commit in WAL too: in the rollback journal each of the 16 commits synced
+    // several times (1 s of a fresh `experiment run` at load ~10, scripts/bench-experiments.ts).
+    const file = sqliteFilePath(url);
+    mkdirSync(path.dirname(file), { recursive: true });
+    const db = new Database(file, { timeout: busyTimeoutMs() });
+    try {
+      if (String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") db.pragma("journal_mode = WAL");
+    } catch (e) {
+      if (isBusyError(e)) throw new DatabaseBusyError(url);
+      throw e;
+    } finally {
+      db.close();
+    }
+  }
   let applied: string[] = [];
-  if ((await pendingMigrations(url)).length > 0) {
+  if (pending.length > 0) {
     const engine = await engineFor(url);
     try {
       const res = await engine.applyMigrations({ migrationsList: loadMigrations(providerOf(url)), filters: FILTERS });
@@ -180,20 +199,6 @@ export async function migrate(url: string): Promise<string[]> {
     } finally {
       engine.free();
       await closing.get(engine);
-    }
-  }
-  if (sqlite) {
-    // WAL is persistent in the file: the app and the CLI can then read and write at once,
-    // and commits cost one sync instead of several (see npm run bench). Switching needs the
-    // file to itself, so only when it is not WAL yet.
-    const db = new Database(sqliteFilePath(url), { timeout: busyTimeoutMs() });
-    try {
-      if (String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") db.pragma("journal_mode = WAL");
-    } catch (e) {
-      if (isBusyError(e)) throw new DatabaseBusyError(url);
-      throw e;
-    } finally {
-      db.close();
     }
   }
   return applied;

@@ -12,6 +12,9 @@
  * Every `leaseMs / 2` the kind's sweep closes what dead workers left. On stop(): no new claims; the
  * running jobs get `graceMs`, then are aborted (reason "shutdown") and released (kind.release:
  * queued again or interrupted) — a stopping worker never leaves a job of its own running.
+ * A handler may give its slot back before it ends (`ctx.handOff()`, e.g. an experiment attempt
+ * whose MAS exited, while it is evaluated and recorded): the polling loop then claims the next job;
+ * at most `concurrency` handed-off jobs run besides the `concurrency` others.
  */
 import { randomUUID } from "node:crypto";
 import os from "node:os";
@@ -44,6 +47,12 @@ export interface JobContext {
   count(what: string, n?: number): void;
   /** Hand new jobs of this kind to the workers (a task-level chain's next attempt). */
   enqueue(ids: string[]): Promise<void>;
+  /**
+   * The part of this job that needs a slot is over (an experiment attempt: its MAS exited); what
+   * is left (evaluation, storing, recording) runs on while the polling loop claims the next job.
+   * At most `concurrency` handed-off jobs run besides the `concurrency` others. Idempotent.
+   */
+  handOff(): void;
 }
 
 /** One kind of background job: its rows' lease operations (lib/db) and its handler. */
@@ -124,6 +133,8 @@ export class JobWorker<J extends { id: string } = { id: string }> {
   readonly counts: Record<string, number> = {};
   private readonly o: Required<Omit<JobWorkerOptions, "db" | "workerId" | "enqueue">> & { enqueue?: (ids: string[]) => Promise<void> };
   private readonly active = new Map<string, Execution>();
+  /** Ids of active jobs that gave their slot back (ctx.handOff). */
+  private readonly handedOff = new Set<string>();
   private loop: Promise<void> | null = null;
   private stopping = false;
   private wakeUp: (() => void) | null = null;
@@ -215,7 +226,7 @@ export class JobWorker<J extends { id: string } = { id: string }> {
       while (!this.stopping) {
         try {
           await this.maybeSweep();
-          if (this.active.size < this.o.concurrency) {
+          if (this.hasRoom()) {
             const job = await this.kind.claimNext(this.db, this.id, this.o.leaseMs);
             if (job) {
               void this.track(job);
@@ -236,6 +247,11 @@ export class JobWorker<J extends { id: string } = { id: string }> {
         this.wakeUp = null;
       }
     })();
+  }
+
+  /** A slot is free: fewer than `concurrency` jobs hold one, and fewer than twice that run in all. */
+  private hasRoom(): boolean {
+    return this.active.size - this.handedOff.size < this.o.concurrency && this.active.size < 2 * this.o.concurrency;
   }
 
   /** Poll now instead of after idlePollMs (jobs were just queued in this process). */
@@ -275,6 +291,7 @@ export class JobWorker<J extends { id: string } = { id: string }> {
       .catch((e) => this.o.log(`${this.kind.label} ${job.id}: ${errorText(e)} [${this.id}]`))
       .finally(() => {
         this.active.delete(job.id);
+        this.handedOff.delete(job.id);
         this.wake();
       });
     this.active.set(job.id, x);
@@ -345,6 +362,11 @@ export class JobWorker<J extends { id: string } = { id: string }> {
       enqueue: async (ids) => {
         if (this.o.enqueue) await this.o.enqueue(ids);
         else this.wake();
+      },
+      handOff: () => {
+        if (!this.active.has(job.id) || this.handedOff.has(job.id)) return;
+        this.handedOff.add(job.id);
+        this.wake();
       },
     };
     try {

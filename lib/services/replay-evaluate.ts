@@ -9,10 +9,8 @@
  * Its stdout, when JSON, becomes `outcome.details`. Never throws.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { ReplayBundle } from "../bundle";
+import { writeEvalFile } from "./eval-files";
 import { jsEvaluatorModule, runJsModuleInWorker } from "./js-evaluator";
 
 export type ReplayOutcome = {
@@ -53,9 +51,9 @@ export function plainArgv(command: string): string[] | null {
 export async function evaluateReplay(bundle: ReplayBundle, command: string | null | undefined, o: { timeoutMs?: number; env?: Record<string, string>; thread?: boolean } = {}): Promise<ReplayOutcome | null> {
   if (!command?.trim()) return null;
   const finalNode = [...bundle.graph.nodes].reverse().find((n) => n.type === "final_result");
-  const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-eval-"));
-  const file = path.join(dir, "bundle.json");
-  writeFileSync(file, JSON.stringify(bundle));
+  // One file in this process's evaluator directory (./eval-files.ts), unlinked after the run.
+  const written = writeEvalFile("bundle.json", JSON.stringify(bundle));
+  const file = written.path;
   try {
     const argv = plainArgv(command);
     const env = { ...process.env, SYMTRACE_TASK: bundle.task.prompt, SYMTRACE_FINAL: JSON.stringify(finalNode?.content ?? null), SYMTRACE_BUNDLE: file, ...(o.env ?? {}) };
@@ -95,6 +93,6 @@ export async function evaluateReplay(bundle: ReplayBundle, command: string | nul
         : (typeof details === "string" ? details : stderr).trim().split("\n").filter(Boolean).pop()?.slice(0, 300);
     return { passed: null, evaluator: command, details: { error: `evaluator exited with ${code ?? "an error"}${said ? `: ${said}` : ""}`, stderr: stderr.slice(-2000) } };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    written.remove();
   }
 }

@@ -7,7 +7,8 @@
  * Handler: context (frozen settings; the source case exported as a bundle; its registered runner
  * via planReplay; the frozen reference; earlier attempts of a task-level chain; the derived seed)
  * → budget check (exhausted: not run, cancelled) → `method.skipReason` (skipped) → `method.run(ctx)`
- * with the worker's AbortSignal (cancel / budget stop / lost lease / shutdown) → the attempt's
+ * with the worker's AbortSignal (cancel / budget stop / lost lease / shutdown; in an experiment
+ * without a budget the slot is handed back once the MAS run is over, JobContext.handOff) → the attempt's
  * bundle imported as a case (`<source>~exp-<experiment>-<method>-a<k>`, sourceDataset
  * "experiment") → finishAttempt (creates the next row of a task-level chain, enqueued) → budget
  * check → completeIfDone.
@@ -36,6 +37,7 @@ import {
 import { listHeld } from "../../db/leases";
 import { loadRunnerRegistry, planReplay, type RegisteredRunner } from "../../services/runners";
 import { enqueueJobs, JOB_QUEUES } from "../backends";
+import { AttemptContextCache } from "./attempt-context-cache";
 import { errorText, type JobKind } from "../job-worker";
 import type { AttemptContext, AttemptOutcome, CaseReference, ExperimentCaseInput, ExperimentSettings, MethodName, MethodRegistry } from "../../services/experiments/methods/types";
 
@@ -100,6 +102,8 @@ function outcomeOf(status: AttemptOutcome["status"], extra: Partial<AttemptOutco
 /**
  * The input of a claimed attempt: frozen settings, the case (bundle exported from the database,
  * runner resolved from `registry`, frozen reference) and the earlier attempts of its chain.
+ * @param cache a worker's kept settings and source bundles (./attempt-context-cache.ts; the same
+ *   context, fewer queries); without it everything is read from the database
  * @throws Error when the experiment or the source case is gone
  */
 export async function buildAttemptContext(
@@ -107,13 +111,16 @@ export async function buildAttemptContext(
   row: Pick<ClaimedAttempt, "experimentId" | "experimentCaseId" | "method" | "attempt">,
   registry: readonly RegisteredRunner[],
   signal: AbortSignal,
+  cache?: AttemptContextCache,
 ): Promise<Omit<AttemptContext, "onProgress">> {
-  const e = await db.experiment.findUnique({ where: { id: row.experimentId }, select: { settingsJson: true } });
-  if (!e) throw new Error(`experiment ${row.experimentId} no longer exists`);
-  const settings = JSON.parse(e.settingsJson) as ExperimentSettings;
-  const ec = await db.experimentCase.findUnique({ where: { id: row.experimentCaseId } });
+  const settingsJson = cache ? await cache.settingsJson(db, row.experimentId) : (await db.experiment.findUnique({ where: { id: row.experimentId }, select: { settingsJson: true } }))?.settingsJson;
+  if (settingsJson == null) throw new Error(`experiment ${row.experimentId} no longer exists`);
+  const settings = JSON.parse(settingsJson) as ExperimentSettings;
+  const ec = cache ? await cache.experimentCase(db, row.experimentCaseId) : await db.experimentCase.findUnique({ where: { id: row.experimentCaseId } });
   if (!ec) throw new Error(`experiment case ${row.experimentCaseId} no longer exists`);
-  const bundle = (ec.caseId ? await exportBundle(db, { caseId: ec.caseId }) : null) ?? (await exportBundle(db, { bundleId: ec.bundleId }));
+  const bundle = cache
+    ? await cache.sourceBundle(db, ec)
+    : ((ec.caseId ? await exportBundle(db, { caseId: ec.caseId }) : null) ?? (await exportBundle(db, { bundleId: ec.bundleId })));
   if (!bundle) throw new Error(`source case ${ec.bundleId} no longer exists`);
   const plan = planReplay(bundle, registry);
   const ref = ec.referenceJson ? (JSON.parse(ec.referenceJson) as CaseReference & { source?: string; correction?: string | null }) : null;
@@ -127,10 +134,14 @@ export async function buildAttemptContext(
     correction: ref?.correction ?? null,
     runner: plan.runner,
   };
-  const earlier = await db.experimentAttempt.findMany({
-    where: { experimentId: row.experimentId, experimentCaseId: row.experimentCaseId, method: row.method, attempt: { lt: row.attempt } },
-    orderBy: { attempt: "asc" },
-  });
+  // Attempt 1 has no earlier attempts (numbers start at 1): nothing to read.
+  const earlier =
+    row.attempt <= 1
+      ? []
+      : await db.experimentAttempt.findMany({
+          where: { experimentId: row.experimentId, experimentCaseId: row.experimentCaseId, method: row.method, attempt: { lt: row.attempt } },
+          orderBy: { attempt: "asc" },
+        });
   const previous: AttemptOutcome[] = [];
   for (const p of earlier) {
     const b = p.bundleId ? await exportBundle(db, { bundleId: p.bundleId }) : null;
@@ -168,6 +179,8 @@ export async function buildAttemptContext(
 export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<ClaimedAttempt> {
   const methods = () => (o.methods ? Promise.resolve(o.methods) : loadDefaultMethods());
   const stamped = new Set<string>();
+  // Settings, source bundles and "has a budget" kept between this worker's attempts.
+  const cache = new AttemptContextCache();
   return {
     name: "experiment-attempt",
     label: "attempt",
@@ -194,11 +207,13 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
       const label = `attempt ${row.id} (${row.method} #${row.attempt})`;
       let outcome: AttemptOutcome;
       let c: Omit<AttemptContext, "onProgress"> | null = null;
+      let budgeted = true;
       try {
         const registry = await methods();
-        c = await buildAttemptContext(db, row, o.runners ?? loadRunnerRegistry(), signal);
+        c = await buildAttemptContext(db, row, o.runners ?? loadRunnerRegistry(), signal, cache);
         const method = registry[row.method];
-        if (await checkBudget(db, row.experimentId)) {
+        budgeted = await cache.mayHaveBudget(db, row.experimentId);
+        if (budgeted && (await checkBudget(db, row.experimentId))) {
           outcome = outcomeOf("cancelled", { skipReason: "not run: budget exhausted" });
         } else if (!method) {
           outcome = outcomeOf("error", { error: `method "${row.method}" is not available on this worker` });
@@ -206,11 +221,14 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
           if (method.fake && !stamped.has(row.experimentId)) {
             // anything fake leaves its trace: the experiment's frozen settings say so (and so its report)
             await stampFakeExperiment(db, row.experimentId, method.fake);
+            cache.forgetSettings(row.experimentId);
             stamped.add(row.experimentId);
           }
           const skip = method.skipReason(c.case, c.settings);
           if (skip) outcome = outcomeOf("skipped", { skipReason: skip });
-          else outcome = await method.run({ ...c, onProgress: (p) => ctx.progress(p) });
+          // Without a budget, the worker starts its next attempt while this one is evaluated and
+          // recorded (with one, the budget check before a start must see every earlier attempt's calls).
+          else outcome = await method.run({ ...c, onProgress: (p) => ctx.progress(p), ...(budgeted ? {} : { onMasDone: () => ctx.handOff() }) });
         }
       } catch (e) {
         outcome = outcomeOf("error", { error: errorText(e) });
@@ -245,7 +263,7 @@ export function experimentAttemptKind(o: ExperimentKindOptions = {}): JobKind<Cl
         ctx.log(
           `${label} ${fin.recorded ? outcome.status : `${outcome.status} (not recorded: lease lost)`} calls=${outcome.calls}+${outcome.auxCalls} tokens=${outcome.tokens.total} ${((Date.now() - t0) / 1000).toFixed(1)}s [${ctx.workerId}]`,
         );
-        await checkBudget(db, row.experimentId);
+        if (budgeted) await checkBudget(db, row.experimentId);
         await completeIfDone(db, row.experimentId);
       } catch (e) {
         ctx.log(`${label}: recording failed: ${errorText(e)} (the lease expires and the attempt is run again)`);

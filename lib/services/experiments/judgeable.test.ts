@@ -74,6 +74,9 @@ describe("which cases an evaluator can judge", () => {
     const rows = await judgeCases(db, probe, await loadJudgeableCases(db, [ids.hill, ids.gold]));
     expect(rows[0].reason).toBeNull(); // exit 1 (failed): a verdict
     expect(rows[1].reason).toBe("evaluator probe gives no verdict on this case's source run (evaluator exited with 2: not the Hilltop Gardens task (2 adults, 3 children): no reference answer)");
+    // In a worker thread (the CLI's `experiment run`): the same verdicts and reasons.
+    const threaded = await judgeCases(db, { ...probe, command: "node scripts/hilltop-evaluator.mjs --probe-thread" }, await loadJudgeableCases(db, [ids.hill, ids.gold]), { thread: true });
+    expect(threaded.map((r) => r.reason)).toEqual(rows.map((r) => r.reason));
   }, 30_000);
 });
 

@@ -103,8 +103,10 @@ const probeCache = new Map<string, string | null>();
 /**
  * Can `ev` judge each case? Declared scope: the task pattern; else a probe (evaluateReplay on the
  * case's source bundle, 4 at a time, cached per command and bundle in this process).
+ * @param o.thread probe a `node <module>` evaluator in a worker thread (evaluateReplay's `thread`;
+ *   the CLI's `experiment run`, whose attempts run it so too); default a process
  */
-export async function judgeCases(db: Db, ev: EvaluatorOption, cases: readonly JudgeableCaseInput[]): Promise<CaseJudgeability[]> {
+export async function judgeCases(db: Db, ev: EvaluatorOption, cases: readonly JudgeableCaseInput[], o: { thread?: boolean } = {}): Promise<CaseJudgeability[]> {
   const out: CaseJudgeability[] = cases.map((c) => ({ caseId: c.caseId, bundleId: c.bundleId, dataset: c.dataset, reason: declaredScopeReason(ev, c.task) }));
   if (ev.tasks !== null) return out;
   const { exportBundle } = await import("../../db/cases");
@@ -117,7 +119,7 @@ export async function judgeCases(db: Db, ev: EvaluatorOption, cases: readonly Ju
       const key = `${ev.command}\u0000${c.caseId}`;
       if (!probeCache.has(key)) {
         const b = (await exportBundle(db, { caseId: c.caseId })) as ReplayBundle | null;
-        const r = b ? await evaluateReplay(b, ev.command, { timeoutMs: 30_000 }) : null;
+        const r = b ? await evaluateReplay(b, ev.command, { timeoutMs: 30_000, ...(o.thread ? { thread: true } : {}) }) : null;
         const said = (r?.details as { error?: string } | null)?.error;
         probeCache.set(key, !b ? "the case's bundle is not stored" : r && r.passed !== null ? null : `evaluator ${ev.name} gives no verdict on this case's source run (${said ?? "no reason given"})`);
       }
@@ -130,11 +132,11 @@ export async function judgeCases(db: Db, ev: EvaluatorOption, cases: readonly Ju
 
 /**
  * The creation check: the evaluator to use (`name`, else the default = the first configured), and
- * every case judged by it.
+ * every case judged by it (`o.thread`: see {@link judgeCases}).
  * @throws ExperimentError "invalid" at `$.evaluator` (unknown name, or none configured) or at
  *   `$.cases` (a case it cannot judge; the message names the cases and the reasons)
  */
-export async function assertJudgeable(db: Db, caseIds: readonly string[], o: { evaluator?: string | null; options?: EvaluatorOption[] } = {}): Promise<EvaluatorOption> {
+export async function assertJudgeable(db: Db, caseIds: readonly string[], o: { evaluator?: string | null; options?: EvaluatorOption[]; thread?: boolean } = {}): Promise<EvaluatorOption> {
   const options = o.options ?? configuredEvaluators();
   const ev = o.evaluator ? options.find((e) => e.name === o.evaluator || e.command === o.evaluator) : options[0];
   if (!ev) {
@@ -144,7 +146,7 @@ export async function assertJudgeable(db: Db, caseIds: readonly string[], o: { e
       "$.evaluator",
     );
   }
-  const rows = await judgeCases(db, ev, await loadJudgeableCases(db, caseIds));
+  const rows = await judgeCases(db, ev, await loadJudgeableCases(db, caseIds), { thread: o.thread });
   const msg = refusalMessage(ev.name, rows);
   if (msg) throw new ExperimentError("invalid", msg, "$.cases");
   return ev;

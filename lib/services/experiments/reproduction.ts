@@ -16,13 +16,11 @@
  *
  * Judge calls are not MAS calls: they are reported apart (`judgeCalls`, `judgeTokens`).
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import type { BundleNode, ReplayBundle } from "../../bundle";
 import { JUDGE_EVENT_CHARS, JUDGE_MAX_EVENTS, REPRODUCTION_JUDGE_SYSTEM_PROMPT } from "../../experiments/prompts";
 import { CATEGORIES } from "../../annotation/protocol";
 import { CATEGORY_MEANING, type Category } from "../../symptoms";
+import { writeEvalFile, type EvalFile } from "../eval-files";
 import { evaluateReplay } from "../replay-evaluate";
 import { nodeText } from "../replay";
 import { ChatCallError, ZERO_TOKENS, chatOnce, type SimpleMessage } from "./llm";
@@ -158,11 +156,10 @@ function withTask(b: ReplayBundle, task: string): ReplayBundle {
  * @returns reproduced true (exit 0) / false (exit 1) / null with the command's reason (other exits)
  */
 export async function commandReproductionJudge(command: string, input: ReproductionInput, o: { timeoutMs?: number } = {}): Promise<ReproductionVerdict> {
-  const dir = mkdtempSync(path.join(os.tmpdir(), "symtrace-repro-"));
-  const file = path.join(dir, "source.json");
+  let written: EvalFile | null = null;
   try {
-    writeFileSync(file, JSON.stringify(input.source));
-    const out = await evaluateReplay(withTask(input.attempt, input.task), command, { timeoutMs: o.timeoutMs, env: { SYMTRACE_SOURCE_BUNDLE: file, SYMTRACE_REFERENCE: JSON.stringify(input.reference ?? null) }, thread: true });
+    written = writeEvalFile("source.json", JSON.stringify(input.source));
+    const out = await evaluateReplay(withTask(input.attempt, input.task), command, { timeoutMs: o.timeoutMs, env: { SYMTRACE_SOURCE_BUNDLE: written.path, SYMTRACE_REFERENCE: JSON.stringify(input.reference ?? null) }, thread: true });
     const details = out?.details;
     const said = details && typeof details === "object" ? ((details as { error?: unknown; reason?: unknown }).error ?? (details as { reason?: unknown }).reason) : details;
     const reason = typeof said === "string" && said ? said : out?.passed === true ? "judge command: reproduced (exit 0)" : out?.passed === false ? "judge command: not reproduced (exit 1)" : "judge command gave no verdict";
@@ -170,7 +167,7 @@ export async function commandReproductionJudge(command: string, input: Reproduct
   } catch (e) {
     return { reproduced: null, category: null, nodeId: null, reason: `judge command failed: ${(e as Error).message}`, judgeCalls: 0, judgeTokens: { ...ZERO_TOKENS } };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    written?.remove();
   }
 }
 

@@ -131,6 +131,11 @@ interface Produced {
  * counted). Judge problems leave `reproduced` null with the reason.
  */
 export async function concludeAttempt(ctx: AttemptContext, p: Produced): Promise<AttemptOutcome> {
+  try {
+    ctx.onMasDone?.();
+  } catch {
+    /* a hook must not break the attempt */
+  }
   const base: Partial<AttemptOutcome> = { bundle: p.bundle, final: p.final ?? null, calls: p.calls, auxCalls: p.auxCalls, tokens: p.tokens, guidance: p.guidance, anchorNodeId: p.anchorNodeId, masMs: p.masMs };
   const task = ctx.case.task;
   const forEval = p.bundle.task.prompt === task ? p.bundle : { ...p.bundle, task: { ...p.bundle.task, prompt: task } };

@@ -59,6 +59,11 @@ export interface AttemptContext {
   previous: AttemptOutcome[];
   signal: AbortSignal;
   onProgress?: (p: AttemptProgress) => void;
+  /**
+   * Called once the attempt's MAS run is over and only its evaluation and recording are left
+   * (concludeAttempt): the worker may start its next attempt meanwhile (lib/jobs JobContext.handOff).
+   */
+  onMasDone?: () => void;
 }
 
 /** A repair method (one arm of an experiment). */
