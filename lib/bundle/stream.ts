@@ -256,6 +256,12 @@ class BundleStreamState implements JsonStreamHandler {
     return "assemble";
   }
 
+  /** graph.nodes, graph.edges, order and records: every element is assembled (see `select`). */
+  assemblesEach(p: readonly JsonKey[]): boolean {
+    if (p.length === 1) return p[0] === "order" || p[0] === "records";
+    return p.length === 2 && p[0] === "graph" && (p[1] === "nodes" || p[1] === "edges");
+  }
+
   onEnter(p: readonly JsonKey[]): void {
     if (p.length === 0) this.rootIsObject = true;
     else if (p.length === 1) {
