@@ -48,6 +48,104 @@ export function canonicalJsonOfParsed(value: unknown): string {
   }
 }
 
+/** A value's RFC 8785 canonical text and its `JSON.stringify` text (members in their own order). */
+export interface CanonicalAndJson {
+  canonical: string;
+  json: string;
+}
+
+/**
+ * {@link canonicalJsonOfParsed} of `value` and `JSON.stringify(value)` from one walk: the two
+ * texts differ only in the order of object members, so every string and number is serialized
+ * once and shared by both (the streaming importer hashes the canonical text and stores the other:
+ * lib/db's rows keep the bundle's own member order). For values as `JSON.parse` returns them;
+ * anything else (a `toJSON` method, a cycle, nesting beyond the stack) goes through
+ * canonicalJson and JSON.stringify themselves.
+ * @returns both texts (equal when every object's members are already in canonical order)
+ * @throws Error as canonicalJson (a lone surrogate, a non-finite number)
+ */
+export function canonicalAndJsonOfParsed(value: unknown): CanonicalAndJson {
+  try {
+    const canonical = jcsAndJson(value);
+    return { canonical, json: lastJson };
+  } catch (e) {
+    if (e === NOT_PLAIN || e instanceof RangeError) return { canonical: canonicalJson(value), json: JSON.stringify(value) };
+    throw e;
+  }
+}
+
+/** The `JSON.stringify` text of the value {@link jcsAndJson} serialized last. */
+let lastJson = "";
+
+/** Canonical text of `v` (returned) and its JSON.stringify text (left in `lastJson`). */
+function jcsAndJson(v: unknown): string {
+  switch (typeof v) {
+    case "string":
+      return (lastJson = jcsString(v));
+    case "number":
+      if (!Number.isFinite(v)) throw NOT_PLAIN;
+      return (lastJson = JSON.stringify(v));
+    case "boolean":
+      return (lastJson = v ? "true" : "false");
+    case "object": {
+      if (v === null) return (lastJson = "null");
+      if (Array.isArray(v)) {
+        let c = "[";
+        let j = "[";
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) {
+            c += ",";
+            j += ",";
+          }
+          c += jcsAndJson(v[i]);
+          j += lastJson;
+        }
+        lastJson = j + "]";
+        return c + "]";
+      }
+      if (typeof (v as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN;
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o);
+      let sorted = true;
+      for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1] < keys[i];
+      if (sorted) {
+        let c = "{";
+        let j = "{";
+        for (let i = 0; i < keys.length; i++) {
+          const k = jcsString(keys[i]) + ":";
+          if (i > 0) {
+            c += ",";
+            j += ",";
+          }
+          c += k + jcsAndJson(o[keys[i]]);
+          j += k + lastJson;
+        }
+        lastJson = j + "}";
+        return c + "}";
+      }
+      // Members in their own order for the JSON text; the canonical text takes them sorted.
+      const members: string[] = new Array(keys.length);
+      let j = "{";
+      for (let i = 0; i < keys.length; i++) {
+        const k = jcsString(keys[i]) + ":";
+        members[i] = k + jcsAndJson(o[keys[i]]);
+        if (i > 0) j += ",";
+        j += k + lastJson;
+      }
+      const order = keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : 1));
+      let c = "{";
+      for (let i = 0; i < order.length; i++) {
+        if (i > 0) c += ",";
+        c += members[order[i]];
+      }
+      lastJson = j + "}";
+      return c + "}";
+    }
+    default:
+      throw NOT_PLAIN;
+  }
+}
+
 /** Strings to serialize as others: a string value directly under a key in `keys` that is in `map`. */
 export interface StringReplacement {
   keys: ReadonlySet<string>;

@@ -19,7 +19,7 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "n
 import os from "node:os";
 import path from "node:path";
 import type { z } from "zod";
-import { canonicalJson, canonicalJsonOfParsed, sha256Tagged } from "./hash";
+import { canonicalAndJsonOfParsed, canonicalJson, canonicalJsonOfParsed, sha256Tagged } from "./hash";
 import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
 import { type JsonKey, type JsonStreamHandler } from "./json-stream";
 import { readJsonStreamSplit } from "./json-split";
@@ -40,12 +40,17 @@ const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !
  * its index in graph.nodes (then corrected by {@link BundleStreamResult.orderFixes}).
  */
 export interface BundleStreamSink {
-  node(node: Rec, idx: number, orderIndex: number): void;
+  /** `json.content`: `JSON.stringify(node.content)`, already computed (absent when the node has no content). */
+  node(node: Rec, idx: number, orderIndex: number, json?: MemberJson): void;
   edge(edge: Rec, idx: number): void;
-  record(record: Rec, seq: number): void;
+  /** `json.request` / `json.response` / `json.meta`: `JSON.stringify` of those members, already computed (each absent when the member is). */
+  record(record: Rec, seq: number, json?: MemberJson): void;
   /** Awaited after each 1 MiB chunk of the file (write the batches that are full). */
   drain?(): Promise<void>;
 }
+
+/** `JSON.stringify` texts of some members of a node or record, by member name (computed with their canonical text). */
+export type MemberJson = Readonly<Record<string, string | undefined>>;
 
 /** Outcome of {@link streamBundleFile}. */
 export interface BundleStreamResult {
@@ -137,15 +142,27 @@ function own(s: string): string {
   return s.length < 13 ? s : Buffer.from(s, "utf16le").toString("utf16le");
 }
 
-/** JCS of an object whose member `key` is already canonical text. */
-function canonicalWith(o: Rec, key: string, text: string | null): string {
+/** JCS of an object some of whose members are already canonical text (`known`: member name -> text). */
+function canonicalWith(o: Rec, known: Readonly<Record<string, string | undefined>>): string {
   const parts: string[] = [];
   for (const k of Object.keys(o).sort()) {
     const v = o[k];
     if (v === undefined) continue;
-    parts.push(canonicalJsonOfParsed(k) + ":" + (k === key && text !== null ? text : canonicalJsonOfParsed(v)));
+    const text = Object.hasOwn(known, k) ? known[k] : undefined;
+    parts.push(canonicalJsonOfParsed(k) + ":" + (text ?? canonicalJsonOfParsed(v)));
   }
   return "{" + parts.join(",") + "}";
+}
+
+/** Canonical and JSON.stringify texts of member `k` of `o` (null when absent or not JSON: then the member is serialized again where needed). */
+function memberTexts(o: Rec, k: string): { canonical: string; json: string } | null {
+  const v = o[k];
+  if (v === undefined) return null;
+  try {
+    return canonicalAndJsonOfParsed(v);
+  } catch {
+    return null;
+  }
 }
 
 const NODE_TYPE_CODE: Record<string, number> = { agent_action: 1, llm_call: 2, tool_call: 3, tool_result: 4, message: 5, final_result: 6 };
@@ -331,9 +348,12 @@ class BundleStreamState implements JsonStreamHandler {
       }
     }
     let contentText: string | null = null;
+    let contentJson: string | undefined;
     if (typeof v.contentHash === "string" && "content" in v) {
       try {
-        contentText = canonicalJsonOfParsed(v.content);
+        const t = canonicalAndJsonOfParsed(v.content);
+        contentText = t.canonical;
+        contentJson = t.json;
       } catch (e) {
         this.issue(issues.contentNotCanonical(i, nodeId, e));
       }
@@ -356,7 +376,7 @@ class BundleStreamState implements JsonStreamHandler {
     }
     if (this.failed || !schemaOk || k < 0) return;
     try {
-      this.spools.nodes.add(canonicalWith(v, "content", contentText));
+      this.spools.nodes.add(canonicalWith(v, { content: contentText ?? undefined }));
     } catch (e) {
       this.issue({ path: base, rule: "schema", nodeId, message: `node cannot be canonicalized: ${(e as Error).message}` });
       return;
@@ -367,7 +387,7 @@ class BundleStreamState implements JsonStreamHandler {
       this.provisional = this.grow8(this.provisional, k);
       this.provisional[k] = 1;
     }
-    this.sink.node(v, i, orderIndex);
+    this.sink.node(v, i, orderIndex, { content: contentJson });
   }
 
   private onEdge(i: number, v: unknown): void {
@@ -422,9 +442,12 @@ class BundleStreamState implements JsonStreamHandler {
     this.recBoundary = this.grow8(this.recBoundary, i);
     this.recBoundary[i] = v.boundary === "llm" ? 1 : v.boundary === "tool" ? 2 : 0;
     let requestText: string | null = null;
+    let requestJson: string | undefined;
     if (typeof v.requestHash === "string" && "request" in v) {
       try {
-        requestText = canonicalJsonOfParsed(v.request);
+        const t = canonicalAndJsonOfParsed(v.request);
+        requestText = t.canonical;
+        requestJson = t.json;
       } catch (e) {
         this.issue(issues.requestNotCanonical(i, e));
       }
@@ -436,13 +459,15 @@ class BundleStreamState implements JsonStreamHandler {
       }
     }
     if (this.failed || !schemaOk) return;
+    const response = memberTexts(v, "response");
+    const meta = memberTexts(v, "meta");
     try {
-      this.spools.records.add(canonicalWith(v, "request", requestText));
+      this.spools.records.add(canonicalWith(v, { request: requestText ?? undefined, response: response?.canonical, meta: meta?.canonical }));
     } catch (e) {
       this.issue({ path: base, rule: "schema", seq: i, message: `record cannot be canonicalized: ${(e as Error).message}` });
       return;
     }
-    this.sink.record(v, i);
+    this.sink.record(v, i, { request: requestJson, response: response?.json, meta: meta?.json });
   }
 
   finish(bytes: number): BundleStreamResult {

@@ -76,16 +76,16 @@ export const STREAM_COLS = { node: NODE_COLS, edge: EDGE_COLS, record: RECORD_CO
  */
 export function bundleRowSink(caseId: string, rows: Pick<StreamRowSink, "node" | "edge" | "record">): BundleStreamSink {
   return {
-    node(n, idx, orderIndex) {
-      const r = nodeToRow(n as BundleNode, idx, orderIndex);
+    node(n, idx, orderIndex, known) {
+      const r = nodeToRow(n as BundleNode, idx, orderIndex, known);
       rows.node([rowId(caseId, "n", idx), caseId, r.nodeId, r.idx, r.orderIndex, r.type, r.agent, r.label, r.status, r.errorJson, r.contentJson, r.contentHash, r.extraJson]);
     },
     edge(e, idx) {
       const r = edgeToRow(e as BundleEdge, idx);
       rows.edge([rowId(caseId, "e", idx), caseId, r.idx, r.fromNodeId, r.toNodeId, r.kind, r.extraJson]);
     },
-    record(rec, seq) {
-      const r = recordToRow(rec as BoundaryRecord);
+    record(rec, seq, known) {
+      const r = recordToRow(rec as BoundaryRecord, known);
       rows.record([rowId(caseId, "r", seq), caseId, r.seq, r.nodeId, r.boundary, r.requestJson, r.requestHash, r.responseJson, r.metaJson, r.extraJson]);
     },
   };
