@@ -22,10 +22,31 @@ export function canonicalJson(value: unknown): string {
 
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
-/** JCS of a string or object key: the library's checks, then JSON.stringify as the library does. */
+/** A code unit that JSON.stringify escapes (", \\, controls), or any surrogate (then the slow path checks pairs). */
+const NOT_VERBATIM = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/**
+ * JCS of a string or object key: the library's checks, then JSON.stringify as the library does.
+ * A string with nothing to escape and no surrogate is its own text between quotes (no copy).
+ */
 function jcsString(s: string): string {
+  if (!NOT_VERBATIM.test(s)) return '"' + s + '"';
   if (!isWellFormed(s)) throw new Error("Lone surrogate is not allowed");
   return JSON.stringify(s);
+}
+
+/** Texts of object keys seen so far (keys repeat across a bundle's nodes and records); at most KEY_TEXTS_MAX. */
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS_MAX = 4096;
+
+/** {@link jcsString} of an object key, remembered. */
+function jcsKey(k: string): string {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    t = jcsString(k);
+    if (keyTexts.size < KEY_TEXTS_MAX) keyTexts.set(k, t);
+  }
+  return t;
 }
 
 /**
@@ -112,7 +133,7 @@ function jcsAndJson(v: unknown): string {
         let c = "{";
         let j = "{";
         for (let i = 0; i < keys.length; i++) {
-          const k = jcsString(keys[i]) + ":";
+          const k = jcsKey(keys[i]) + ":";
           if (i > 0) {
             c += ",";
             j += ",";
@@ -127,7 +148,7 @@ function jcsAndJson(v: unknown): string {
       const members: string[] = new Array(keys.length);
       let j = "{";
       for (let i = 0; i < keys.length; i++) {
-        const k = jcsString(keys[i]) + ":";
+        const k = jcsKey(keys[i]) + ":";
         members[i] = k + jcsAndJson(o[keys[i]]);
         if (i > 0) j += ",";
         j += k + lastJson;
@@ -220,7 +241,7 @@ function jcsParsed(v: unknown, rep: StringReplacement | null): string {
         const k = keys[i];
         if (i > 0) out += ",";
         const x = o[k];
-        out += jcsString(k) + ":" + (rep !== null && typeof x === "string" && rep.keys.has(k) ? jcsString(rep.map.get(x) ?? x) : jcsParsed(x, rep));
+        out += jcsKey(k) + ":" + (rep !== null && typeof x === "string" && rep.keys.has(k) ? jcsString(rep.map.get(x) ?? x) : jcsParsed(x, rep));
       }
       return out + "}";
     }
