@@ -1,7 +1,7 @@
 /**
  * Worker-thread half of {@link readBundleRowsInWorker} (./stream-reader.ts): reads, validates and
  * hashes one bundle file (lib/bundle streamBundleFile), maps each node, edge and record to its
- * database row (./cases-stream bundleRowSink) and posts the rows to the main thread, which inserts
+ * database row (./stream-rows bundleRowSink: no database client is loaded here) and posts the rows to the main thread, which inserts
  * them. At most {@link MAX_IN_FLIGHT} batches (one per 1 MiB of file) wait to be inserted, so
  * memory stays bounded; reading goes on while the main thread writes the previous batches.
  *
@@ -11,7 +11,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { streamBundleFile } from "../bundle/stream";
-import { bundleRowSink } from "./cases-stream";
+import { bundleRowSink } from "./stream-rows";
 
 /** Batches posted and not yet acknowledged before the reader waits. */
 const MAX_IN_FLIGHT = 4;

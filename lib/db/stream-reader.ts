@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { JsonStreamError } from "../bundle/json-stream";
 import type { BundleStreamResult } from "../bundle/stream";
-import type { StreamRowSink } from "./cases-stream";
+import type { StreamRowSink } from "./stream-rows";
 
 /** The worker's source file next to this module, or null when it is not there (e.g. inside a Next.js bundle). */
 function workerFile(): string | null {
