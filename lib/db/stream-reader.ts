@@ -13,6 +13,7 @@ import { Worker } from "node:worker_threads";
 import { JsonStreamError } from "../bundle/json-stream";
 import type { BundleStreamResult } from "../bundle/stream";
 import type { StreamRowSink } from "./stream-rows";
+import { bundledWorkerFile } from "./stream-reader-bundle";
 
 /** The worker's source file next to this module, or null when it is not there (e.g. inside a Next.js bundle). */
 function workerFile(): string | null {
@@ -44,22 +45,27 @@ export function canReadInWorker(): boolean {
 
 /**
  * Read, validate and hash `file` in a worker thread, inserting its rows through `rows` on this
- * thread as they arrive (one batch per 1 MiB of file, at most 4 batches waiting).
+ * thread as they arrive (one batch per 1 MiB of file, at most 4 batches waiting). From
+ * TypeScript sources the worker runs as one bundled module (./stream-reader-bundle.ts; through
+ * tsx when that cannot be had, or with SYMTRACE_IMPORT_WORKER_BUNDLE=0).
  * @param rows where rows go (lib/db importCaseStream's row sink; its caseId names the rows)
  * @param opts.onProgress bytes read so far, file size, nodes seen so far
  * @returns the stream result, as lib/bundle `streamBundleFile` returns it
  * @throws JsonStreamError when the file is not JSON; errors of `rows` pass through (the worker is stopped)
  */
-export function readBundleRowsInWorker(
+export async function readBundleRowsInWorker(
   file: string,
   rows: StreamRowSink,
   opts: { onProgress?: (bytes: number, total: number, nodes: number) => void; tmpDir?: string } = {},
 ): Promise<BundleStreamResult> {
   const wf = workerFile();
-  if (!wf) return Promise.reject(new Error("stream-reader-worker is not available here"));
+  if (!wf) throw new Error("stream-reader-worker is not available here");
   const workerData = { file, caseId: rows.caseId, tmpDir: opts.tmpDir };
-  // A TypeScript source (tsx, vitest): the worker registers tsx's loader itself, then imports it.
-  const worker = wf.endsWith(".ts")
+  const bundled = wf.endsWith(".ts") && process.env.SYMTRACE_IMPORT_WORKER_BUNDLE !== "0" ? await bundledWorkerFile(wf) : null;
+  // A TypeScript source without its bundle (tsx, vitest): the worker registers tsx's loader itself, then imports it.
+  const worker = bundled
+    ? new Worker(/*turbopackIgnore: true*/ bundled, { workerData })
+    : wf.endsWith(".ts")
     ? new Worker(/*turbopackIgnore: true*/ `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(wf).href)}); });`, { eval: true, workerData })
     : new Worker(/*turbopackIgnore: true*/ wf, { workerData });
   return new Promise<BundleStreamResult>((resolve, reject) => {
