@@ -47,6 +47,8 @@ export interface BundleStreamSink {
   record(record: Rec, seq: number, json?: MemberJson): void;
   /** Awaited after each 1 MiB chunk of the file (write the batches that are full). */
   drain?(): Promise<void>;
+  /** The file is read: every part has been handed over (called before the final checks and the bundle hash). */
+  end?(): void;
 }
 
 /** `JSON.stringify` texts of some members of a node or record, by member name (computed with their canonical text). */
@@ -193,6 +195,7 @@ export async function streamBundleFile(
       onProgress: (b, t) => opts.onProgress?.(b, t, st.nodeCount),
       afterChunk: sink.drain ? () => sink.drain!() : undefined,
     });
+    sink.end?.();
     return st.finish(r.bytes);
   } finally {
     for (const s of Object.values(spools)) s.close();

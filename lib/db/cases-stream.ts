@@ -93,7 +93,12 @@ export async function importCaseStream(
         // First case of a fresh database: the row tables' secondary indexes are dropped now and
         // built again after the bulk insert (one sort instead of a B-tree insert per row), inside
         // this transaction, before anything reads through them.
-        const deferred = direct ? deferIndexesIfEmpty(db) : null;
+        let deferred = direct ? deferIndexesIfEmpty(db) : null;
+        // Built as soon as the last row is in (rows.end), else after the reader's result.
+        const rebuildDeferred = () => {
+          deferred?.rebuild();
+          deferred = null;
+        };
         let nodes: unknown[][] = [];
         let edges: unknown[][] = [];
         let records: unknown[][] = [];
@@ -105,8 +110,8 @@ export async function importCaseStream(
         const putNode = direct ? direct.node : (row: unknown[]) => nodes.push(row);
         const putEdge = direct ? direct.edge : (row: unknown[]) => edges.push(row);
         const putRecord = direct ? direct.record : (row: unknown[]) => records.push(row);
-        const rows: StreamRowSink = { caseId, node: putNode, edge: putEdge, record: putRecord, drain: () => flush(false) };
-        const sink: BundleStreamSink = { ...bundleRowSink(caseId, rows), drain: rows.drain };
+        const rows: StreamRowSink = { caseId, node: putNode, edge: putEdge, record: putRecord, drain: () => flush(false), end: direct ? rebuildDeferred : undefined };
+        const sink: BundleStreamSink = { ...bundleRowSink(caseId, rows), drain: rows.drain, end: rows.end };
         const res = await produce(sink, rows);
         result = res;
         if (!res.ok || !res.bundleHash) {
@@ -114,7 +119,7 @@ export async function importCaseStream(
           throw new StreamedBundleInvalidError(res.issues, res.moreIssues);
         }
         await flush(true);
-        deferred?.rebuild();
+        rebuildDeferred();
         await applyOrderFixes(tx, pg, caseId, res.orderFixes());
 
         const header = res.header as Record<string, unknown> & Pick<ReplayBundle, "id" | "format" | "task" | "config" | "outcome" | "parent">;

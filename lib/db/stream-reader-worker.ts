@@ -6,7 +6,8 @@
  * memory stays bounded; reading goes on while the main thread writes the previous batches.
  *
  * workerData: `{ file, caseId, tmpDir? }`. Messages out: `rows` (n, e, r: row arrays),
- * `progress`, then `done` (the stream result, its order fixes as an array) or `error`.
+ * `progress`, `rows-end` (the file is read, no row follows: the final checks and the bundle hash
+ * run now), then `done` (the stream result, its order fixes as an array) or `error`.
  * Messages in: `ack` (one batch written).
  */
 import { parentPort, workerData } from "node:worker_threads";
@@ -49,6 +50,10 @@ async function main(): Promise<void> {
         async drain() {
           post();
           while (inFlight >= MAX_IN_FLIGHT) await new Promise<void>((resolve) => (wake = resolve));
+        },
+        end() {
+          post();
+          port.postMessage({ t: "rows-end" });
         },
       },
       { tmpDir, onProgress: (bytes, total, nodes) => port.postMessage({ t: "progress", bytes, total, nodes }) },

@@ -90,6 +90,10 @@ export async function readBundleRowsInWorker(
           await rows.drain();
           worker.postMessage({ t: "ack" });
         }).catch(fail);
+      } else if (m.t === "rows-end") {
+        queue = queue.then(() => {
+          if (!settled) rows.end?.();
+        }).catch(fail);
       } else if (m.t === "done") {
         queue = queue.then(() => {
           if (settled) return;

@@ -21,6 +21,11 @@ export interface StreamRowSink {
   record(row: unknown[]): void;
   /** Write the batches that are full (PostgreSQL; a no-op when rows go straight to SQLite). */
   drain(): Promise<void>;
+  /**
+   * Every row has been given (the reader still runs its final checks and the bundle hash):
+   * SQLite builds the row indexes deferred for the bulk insert now, overlapping that work.
+   */
+  end?(): void;
 }
 
 /** Column names of the streamed rows (the order of each row array). */
