@@ -24,6 +24,7 @@ import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
 import { type JsonKey, type JsonStreamHandler } from "./json-stream";
 import { readJsonStreamSplit } from "./json-split";
 import { boundaryRecordSchema, bundleEdgeSchema, bundleNodeSchema } from "./schema";
+import { isPlainValidEdge, isPlainValidNode, isPlainValidRecord } from "./schema-fast";
 import { findCycle, formatJsonPath, validateBundle, type ValidationIssue } from "./validate";
 import { allowedNodeTypes, issues } from "./rules";
 
@@ -139,11 +140,6 @@ class Spool {
   }
 }
 
-/** A copy of `s` that does not keep the parser's 1 MiB input chunk alive (V8 sliced strings). */
-function own(s: string): string {
-  return s.length < 13 ? s : Buffer.from(s, "utf16le").toString("utf16le");
-}
-
 /** JCS of an object some of whose members are already canonical text (`known`: member name -> text). */
 function canonicalWith(o: Rec, known: Readonly<Record<string, string | undefined>>): string {
   const parts: string[] = [];
@@ -248,10 +244,10 @@ class BundleStreamState implements JsonStreamHandler {
   private intern(id: string): number {
     let k = this.ids.get(id);
     if (k === undefined) {
-      const owned = own(id);
+      // Kept as is: JSON.parse makes sequential strings (no slice keeping the read chunk alive).
       k = this.idText.length;
-      this.ids.set(owned, k);
-      this.idText.push(owned);
+      this.ids.set(id, k);
+      this.idText.push(id);
     }
     return k;
   }
@@ -315,7 +311,9 @@ class BundleStreamState implements JsonStreamHandler {
     else this.onRecord(p[1] as number, v);
   }
 
-  private zod(base: string, schema: z.ZodType, v: unknown, extra: Partial<ValidationIssue>): boolean {
+  /** The element's schema: the fast acceptance check (./schema-fast.ts), else zod, which words the issues. */
+  private zod(base: string, schema: z.ZodType, v: unknown, extra: Partial<ValidationIssue>, accepts: (v: unknown) => boolean): boolean {
+    if (accepts(v)) return true;
     const r = schema.safeParse(v);
     if (r.success) return true;
     for (const i of r.error.issues) this.issue({ path: base + formatJsonPath(i.path).slice(1), message: i.message, rule: "schema", ...extra });
@@ -335,7 +333,7 @@ class BundleStreamState implements JsonStreamHandler {
     const base = `$.graph.nodes[${i}]`;
     const nodeId = isRec(v) && typeof v.id === "string" ? v.id : undefined;
     if (this.tooDeep(v, base, 3, nodeId ? { nodeId } : {})) return;
-    const schemaOk = this.zod(base, bundleNodeSchema, v, {});
+    const schemaOk = this.zod(base, bundleNodeSchema, v, {}, isPlainValidNode);
     if (!isRec(v)) return;
     let k = -1;
     if (typeof v.id === "string") {
@@ -397,7 +395,7 @@ class BundleStreamState implements JsonStreamHandler {
     this.edgeCount = i + 1;
     const base = `$.graph.edges[${i}]`;
     if (this.tooDeep(v, base, 3, {})) return;
-    const schemaOk = this.zod(base, bundleEdgeSchema, v, {});
+    const schemaOk = this.zod(base, bundleEdgeSchema, v, {}, isPlainValidEdge);
     if (!isRec(v)) return;
     if (typeof v.from === "string") this.edgeFrom.set(i, this.intern(v.from));
     if (typeof v.to === "string") this.edgeTo.set(i, this.intern(v.to));
@@ -435,7 +433,7 @@ class BundleStreamState implements JsonStreamHandler {
     this.recordCount = i + 1;
     const base = `$.records[${i}]`;
     if (this.tooDeep(v, base, 2, { seq: i })) return;
-    const schemaOk = this.zod(base, boundaryRecordSchema, v, {});
+    const schemaOk = this.zod(base, boundaryRecordSchema, v, {}, isPlainValidRecord);
     if (!isRec(v)) return;
     if (typeof v.seq === "number" && v.seq !== i) {
       this.issue(issues.recordSeq(i, v.seq));
