@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { JsonStreamError } from "../bundle/json-stream";
 import type { BundleStreamResult } from "../bundle/stream";
-import type { StreamRowSink } from "./stream-rows";
+import { unpackRows, type PackedRows, type StreamRowSink } from "./stream-rows";
 import { bundledWorkerFile } from "./stream-reader-bundle";
 
 /** The worker's source file next to this module, or null when it is not there (e.g. inside a Next.js bundle). */
@@ -84,9 +84,9 @@ export async function readBundleRowsInWorker(
       } else if (m.t === "rows") {
         queue = queue.then(async () => {
           if (settled) return;
-          for (const row of m.n as unknown[][]) rows.node(row);
-          for (const row of m.e as unknown[][]) rows.edge(row);
-          for (const row of m.r as unknown[][]) rows.record(row);
+          if (m.n) unpackRows(m.n as PackedRows, rows.node);
+          if (m.e) unpackRows(m.e as PackedRows, rows.edge);
+          if (m.r) unpackRows(m.r as PackedRows, rows.record);
           await rows.drain();
           worker.postMessage({ t: "ack" });
         }).catch(fail);
