@@ -64,8 +64,8 @@ export interface PackedRows {
   width: number;
   /** The string cells, concatenated in row order. */
   text: string;
-  cells: Int32Array;
-  nums: Float64Array;
+  cells: Int32Array<ArrayBuffer>;
+  nums: Float64Array<ArrayBuffer>;
 }
 
 /** Builds one {@link PackedRows} from rows added one by one. */
