@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { canonicalJson, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "./index";
-import { canonicalAndJsonOfParsed, canonicalJsonOfParsed } from "./hash";
+import { canonicalAndJsonOfParsed, canonicalJsonOfParsed, canonicalJsonWith } from "./hash";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = (c: string): ReplayBundle =>
@@ -272,5 +272,25 @@ describe("canonicalAndJsonOfParsed: both texts from one walk", () => {
     expect(() => canonicalAndJsonOfParsed([1, NaN])).toThrow("NaN is not allowed");
     const withToJson = { when: new Date(0), b: 1 };
     expect(canonicalAndJsonOfParsed(withToJson)).toEqual({ canonical: '{"b":1,"when":"1970-01-01T00:00:00.000Z"}', json: '{"when":"1970-01-01T00:00:00.000Z","b":1}' });
+  });
+});
+
+describe("canonicalJsonWith: an object around members already canonical", () => {
+  test("equals canonicalJson of the whole (gold nodes and records with their content / request known)", () => {
+    let n = 0;
+    for (const c of ["c1", "c2", "c3"]) {
+      const b = gold(c);
+      for (const node of b.graph.nodes as unknown as Array<Record<string, unknown>>) {
+        expect(canonicalJsonWith(node, { content: canonicalJson(node.content) })).toBe(canonicalJson(node));
+        n++;
+      }
+      for (const r of b.records as unknown as Array<Record<string, unknown>>) {
+        expect(canonicalJsonWith(r, { request: canonicalJson(r.request), response: undefined, absent: "[1]" })).toBe(canonicalJson(r));
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(20);
+    expect(canonicalJsonWith({ b: 1, a: undefined, c: [2] }, { c: "[2]" })).toBe('{"b":1,"c":[2]}');
+    expect(() => canonicalJsonWith({ ["\ud800"]: 1 }, {})).toThrow("Lone surrogate is not allowed");
   });
 });

@@ -167,6 +167,28 @@ function jcsAndJson(v: unknown): string {
   }
 }
 
+/**
+ * {@link canonicalJsonOfParsed} of an object some of whose member values are already canonical
+ * text: the streaming reader canonicalizes a node's content (for its contentHash) and then the
+ * node around it, a record's request, response and meta and then the record.
+ * @param o a plain object as JSON.parse gives it (members whose value is undefined are left out, as JCS does)
+ * @param known canonical text of some members' values, by member name (undefined: not known)
+ * @throws Error as canonicalJson
+ */
+export function canonicalJsonWith(o: Record<string, unknown>, known: Readonly<Record<string, string | undefined>>): string {
+  const keys = Object.keys(o).sort();
+  let out = "{";
+  let first = true;
+  for (const k of keys) {
+    const v = o[k];
+    if (v === undefined) continue;
+    const text = Object.hasOwn(known, k) ? known[k] : undefined;
+    out += (first ? "" : ",") + jcsKey(k) + ":" + (text ?? canonicalJsonOfParsed(v));
+    first = false;
+  }
+  return out + "}";
+}
+
 /** Strings to serialize as others: a string value directly under a key in `keys` that is in `map`. */
 export interface StringReplacement {
   keys: ReadonlySet<string>;

@@ -19,8 +19,8 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "n
 import os from "node:os";
 import path from "node:path";
 import type { z } from "zod";
-import { canonicalAndJsonOfParsed, canonicalJson, canonicalJsonOfParsed, sha256Tagged } from "./hash";
-import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
+import { canonicalAndJsonOfParsed, canonicalJson, canonicalJsonOfParsed, canonicalJsonWith as canonicalWith, sha256Tagged } from "./hash";
+import { exceedsDepth, findTooDeep, MAX_JSON_DEPTH } from "./depth";
 import { type JsonKey, type JsonStreamHandler } from "./json-stream";
 import { readJsonStreamSplit } from "./json-split";
 import { boundaryRecordSchema, bundleEdgeSchema, bundleNodeSchema } from "./schema";
@@ -138,18 +138,6 @@ class Spool {
   close(): void {
     closeSync(this.fd);
   }
-}
-
-/** JCS of an object some of whose members are already canonical text (`known`: member name -> text). */
-function canonicalWith(o: Rec, known: Readonly<Record<string, string | undefined>>): string {
-  const parts: string[] = [];
-  for (const k of Object.keys(o).sort()) {
-    const v = o[k];
-    if (v === undefined) continue;
-    const text = Object.hasOwn(known, k) ? known[k] : undefined;
-    parts.push(canonicalJsonOfParsed(k) + ":" + (text ?? canonicalJsonOfParsed(v)));
-  }
-  return "{" + parts.join(",") + "}";
 }
 
 /** Canonical and JSON.stringify texts of member `k` of `o` (null when absent or not JSON: then the member is serialized again where needed). */
@@ -321,6 +309,7 @@ class BundleStreamState implements JsonStreamHandler {
   }
 
   private tooDeep(v: unknown, base: string, baseDepth: number, extra: Partial<ValidationIssue>): boolean {
+    if (!exceedsDepth(v, MAX_JSON_DEPTH, baseDepth)) return false;
     const hits = findTooDeep(v, MAX_JSON_DEPTH, { basePath: base, baseDepth, maxHits: 20 });
     for (const h of hits) {
       this.issue(issues.tooDeep(h.path, extra));
