@@ -10,7 +10,7 @@
  * again when any input changed. Building takes 0.6–1.2 s, so the first import after a change
  * pays it once.
  */
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -34,7 +34,7 @@ const sha256 = (text: string | Buffer) => createHash("sha256").update(text).dige
 
 /** Write `text` to `file` through a temporary name (another process may be reading or writing it). */
 function writeAtomic(file: string, text: string): void {
-  const tmp = `${file}.${process.pid}.tmp`;
+  const tmp = `${file}.${process.pid}.${randomBytes(6).toString("hex")}.tmp`; // threads of one process too
   writeFileSync(tmp, text);
   renameSync(tmp, file);
 }
