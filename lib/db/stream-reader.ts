@@ -15,6 +15,14 @@ import type { BundleStreamResult } from "../bundle/stream";
 import { unpackRows, type PackedRows, type StreamRowSink } from "./stream-rows";
 import { bundledWorkerFile } from "./stream-reader-bundle";
 
+/**
+ * The reader's young generation (V8 default 48 MB): its garbage is short-lived (parsed elements,
+ * texts, packed batches), and a larger young generation collects it with fewer scavenges;
+ * ~8% less reader CPU at 100k nodes (4.64 vs 5.00 CPU-s median of 5, load 4.8–8.4), at most
+ * 48 MB more memory.
+ */
+const WORKER_YOUNG_GENERATION_MB = 96;
+
 /** The worker's source file next to this module, or null when it is not there (e.g. inside a Next.js bundle). */
 function workerFile(): string | null {
   try {
@@ -61,13 +69,14 @@ export async function readBundleRowsInWorker(
   const wf = workerFile();
   if (!wf) throw new Error("stream-reader-worker is not available here");
   const workerData = { file, caseId: rows.caseId, tmpDir: opts.tmpDir };
+  const resourceLimits = { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB };
   const bundled = wf.endsWith(".ts") && process.env.SYMTRACE_IMPORT_WORKER_BUNDLE !== "0" ? await bundledWorkerFile(wf) : null;
   // A TypeScript source without its bundle (tsx, vitest): the worker registers tsx's loader itself, then imports it.
   const worker = bundled
-    ? new Worker(/*turbopackIgnore: true*/ bundled, { workerData })
+    ? new Worker(/*turbopackIgnore: true*/ bundled, { workerData, resourceLimits })
     : wf.endsWith(".ts")
-    ? new Worker(/*turbopackIgnore: true*/ `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(wf).href)}); });`, { eval: true, workerData })
-    : new Worker(/*turbopackIgnore: true*/ wf, { workerData });
+    ? new Worker(/*turbopackIgnore: true*/ `import(${JSON.stringify(tsxEsmApi())}).then((m) => { m.register(); return import(${JSON.stringify(pathToFileURL(wf).href)}); });`, { eval: true, workerData, resourceLimits })
+    : new Worker(/*turbopackIgnore: true*/ wf, { workerData, resourceLimits });
   return new Promise<BundleStreamResult>((resolve, reject) => {
     let settled = false;
     let queue = Promise.resolve();
