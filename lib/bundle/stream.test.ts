@@ -115,6 +115,18 @@ describe("streamBundleFile: the same hash as the in-memory path", () => {
     expect(texts.nodes.filter((t) => t !== canonicalJson(JSON.parse(t as string))).length).toBeGreaterThan(10);
   });
 
+  test("spools past their 4 MiB buffers (writes in flight, an element larger than a buffer) hash like the in-memory bundle", async () => {
+    const b = syntheticBundle({ id: "big-spool", turns: 400, seed: 8 });
+    const big = b.graph.nodes[1];
+    big.content = { text: "é".repeat(1_500_000) + "x".repeat(3_000_000) };
+    big.contentHash = hashOf(big.content);
+    const file = writeTmp("big-spool.json", JSON.stringify(b));
+    const { res, got } = await stream(file);
+    expect(res.issues).toEqual([]);
+    expect(res.bundleHash).toBe(hashOf(b));
+    expect(got.nodes.length).toBe(1602);
+  }, 60_000);
+
   test("order before the nodes, permuted: positions are known at once (no fixes); after the nodes: fixes", async () => {
     const b = syntheticBundle({ id: "perm", turns: 2, seed: 3 });
     const before = writeTmp("order-first.json", JSON.stringify(Object.assign({ order: b.order }, b)));
