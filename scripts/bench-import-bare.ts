@@ -13,7 +13,7 @@
 import Database from "better-sqlite3";
 import { closeSync, openSync, readSync } from "node:fs";
 import { performance } from "node:perf_hooks";
-import { STREAM_COLS } from "../lib/db/cases-stream";
+import { STREAM_COLS } from "../lib/db/stream-rows";
 import { migrate } from "../lib/db/migrate";
 import { sqliteFilePath } from "../lib/db/url";
 

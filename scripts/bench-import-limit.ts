@@ -21,7 +21,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { streamBundleFile } from "../lib/bundle/stream";
 import { writeSyntheticBundleFile } from "../lib/bundle/synthetic-file";
-import { bundleRowSink } from "../lib/db/cases-stream";
+import { bundleRowSink } from "../lib/db/stream-rows";
 import { goalFigure } from "./bench-goals";
 
 const ROOT = path.resolve(import.meta.dirname, "..");

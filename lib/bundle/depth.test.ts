@@ -14,6 +14,7 @@ import {
   validateBundle,
   parseJsonText,
 } from "./index";
+import { exceedsDepth, findTooDeep } from "./depth";
 
 /** `{"a":{"a":…{"a":leaf}}}` nested `depth` objects deep, built without recursion. */
 export function nestedObject(depth: number, leaf: unknown = "x"): unknown {
@@ -117,5 +118,29 @@ describe("export size stays proportional to the input", () => {
     // still the same JSON value, and readable at the top (one key per line)
     expect(JSON.parse(file)).toEqual(built);
     expect(file.startsWith('{\n  "format": "symtrace.bundle/v1",\n')).toBe(true);
+  });
+});
+
+describe("exceedsDepth: findTooDeep's yes or no", () => {
+  test("equal answers on chains around the limit, mixed nesting and base depths", () => {
+    const chain = (n: number, arr: boolean): unknown => {
+      let v: unknown = 1;
+      for (let i = 0; i < n; i++) v = arr ? [v] : { a: v, __proto__x: null };
+      return v;
+    };
+    const cases: unknown[] = [null, 1, "s", [], {}];
+    for (const n of [0, 1, 5, 6, 7, 8, 20]) cases.push(chain(n, true), chain(n, false), { k: [1, { z: chain(n, n % 2 === 0) }] });
+    cases.push(JSON.parse('{"__proto__": [[[[[[[1]]]]]]]}'));
+    let yes = 0;
+    for (const v of cases) {
+      for (const base of [0, 2, 3]) {
+        const want = findTooDeep(v, 6, { baseDepth: base }).length > 0;
+        expect(exceedsDepth(v, 6, base)).toBe(want);
+        if (want) yes++;
+      }
+    }
+    expect(yes).toBeGreaterThan(10);
+    expect(exceedsDepth(chain(600, true), MAX_JSON_DEPTH, 3)).toBe(true);
+    expect(exceedsDepth(chain(500, false), MAX_JSON_DEPTH, 3)).toBe(false);
   });
 });

@@ -71,6 +71,30 @@ export function findTooDeep(
 }
 
 /**
+ * Whether some object/array in `value` sits deeper than `limit` levels (`value` itself at level
+ * `depth`): {@link findTooDeep}'s answer without its paths, and without allocating — the
+ * streaming reader asks it for every node, edge and record and asks findTooDeep only on a yes.
+ * Recursive, but never deeper than `limit - depth + 1` frames.
+ */
+export function exceedsDepth(value: unknown, limit: number, depth = 0): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  if (depth > limit) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const x = value[i];
+      if (typeof x === "object" && x !== null && exceedsDepth(x, limit, depth + 1)) return true;
+    }
+    return false;
+  }
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    const x = (value as Record<string, unknown>)[k];
+    if (typeof x === "object" && x !== null && exceedsDepth(x, limit, depth + 1)) return true;
+  }
+  return false;
+}
+
+/**
  * The first object/array nested deeper than `limit` levels, or null (see {@link findTooDeep}).
  */
 export function checkJsonDepth(value: unknown, limit: number = MAX_JSON_DEPTH, opts: { basePath?: string; baseDepth?: number } = {}): DepthHit | null {

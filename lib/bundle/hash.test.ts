@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
 import { canonicalJson, hashContent, hashRequest, sha256Tagged, type ReplayBundle } from "./index";
-import { canonicalJsonOfParsed } from "./hash";
+import { canonicalAndJsonOfParsed, canonicalJsonOfParsed, canonicalJsonWith } from "./hash";
 
 const SHARED = process.env.SYMTRACE_SHARED_DIR ?? path.resolve(import.meta.dirname, "../../../shared");
 const gold = (c: string): ReplayBundle =>
@@ -226,5 +226,71 @@ describe("canonicalJsonOfParsed: the same text as canonicalJson, faster", () => 
     expect(() => canonicalJsonOfParsed(cyclic)).toThrow("Circular reference detected");
     const withToJson = { b: 1, when: new Date(0), u: undefined };
     expect(canonicalJsonOfParsed(withToJson)).toBe('{"b":1,"when":"1970-01-01T00:00:00.000Z"}');
+  });
+});
+
+describe("canonicalAndJsonOfParsed: both texts from one walk", () => {
+  test("the RFC 8785 §3.2.2 example: the RFC's canonical text and JSON.stringify's text", () => {
+    const v = JSON.parse('{"numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001], "string": "\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/", "literals": [null, true, false]}');
+    const t = canonicalAndJsonOfParsed(v);
+    expect(t.canonical).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    expect(t.json).toBe('{"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/","literals":[null,true,false]}');
+  });
+
+  test("equals canonicalJson and JSON.stringify on the gold bundles and on random values (unicode and integer-like keys, __proto__)", () => {
+    for (const c of ["c1", "c2", "c3"]) {
+      const b = gold(c);
+      expect(canonicalAndJsonOfParsed(b)).toEqual({ canonical: canonicalJson(b), json: JSON.stringify(b) });
+    }
+    let seed = 11;
+    const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const chars = ["a", "B", "é", "\u20ac", "\ud83d\ude00", "\u0000", "\n", '"', "\\", "\u2028", "z", "\ufb33", "1", "9", "0"];
+    const str = () => Array.from({ length: Math.floor(rnd() * 4) }, () => chars[Math.floor(rnd() * chars.length)]).join("");
+    const nums = [0, -0, 1e21, 1e-7, 5e-324, 0.1 + 0.2, -1.5e300, 2 ** 53 + 2, 123456789.125];
+    const value = (d: number): string => {
+      const r = rnd();
+      if (d > 4 || r < 0.3) return JSON.stringify([str(), nums[Math.floor(rnd() * nums.length)], true, false, null][Math.floor(rnd() * 5)]);
+      if (r < 0.55) return "[" + Array.from({ length: Math.floor(rnd() * 4) }, () => value(d + 1)).join(",") + "]";
+      // Object text with keys in random order (JSON.parse keeps that order; integer-like keys go first).
+      const keys = new Set(Array.from({ length: Math.floor(rnd() * 6) }, () => (rnd() < 0.1 ? "__proto__" : str())));
+      return "{" + [...keys].map((k) => JSON.stringify(k) + ":" + value(d + 1)).join(",") + "}";
+    };
+    let unsorted = 0;
+    for (let i = 0; i < 800; i++) {
+      const v = JSON.parse(value(0));
+      const t = canonicalAndJsonOfParsed(v);
+      expect(t.canonical).toBe(canonicalJson(v));
+      expect(t.json).toBe(JSON.stringify(v));
+      if (t.canonical !== t.json) unsorted++;
+    }
+    expect(unsorted).toBeGreaterThan(100);
+  });
+
+  test("the errors of canonicalJson; what JSON.parse never gives goes through the library", () => {
+    expect(() => canonicalAndJsonOfParsed({ a: "x\ud800" })).toThrow("Lone surrogate is not allowed");
+    expect(() => canonicalAndJsonOfParsed({ b: 1, ["\udc00"]: 1 })).toThrow("Lone surrogate is not allowed");
+    expect(() => canonicalAndJsonOfParsed([1, NaN])).toThrow("NaN is not allowed");
+    const withToJson = { when: new Date(0), b: 1 };
+    expect(canonicalAndJsonOfParsed(withToJson)).toEqual({ canonical: '{"b":1,"when":"1970-01-01T00:00:00.000Z"}', json: '{"when":"1970-01-01T00:00:00.000Z","b":1}' });
+  });
+});
+
+describe("canonicalJsonWith: an object around members already canonical", () => {
+  test("equals canonicalJson of the whole (gold nodes and records with their content / request known)", () => {
+    let n = 0;
+    for (const c of ["c1", "c2", "c3"]) {
+      const b = gold(c);
+      for (const node of b.graph.nodes as unknown as Array<Record<string, unknown>>) {
+        expect(canonicalJsonWith(node, { content: canonicalJson(node.content) })).toBe(canonicalJson(node));
+        n++;
+      }
+      for (const r of b.records as unknown as Array<Record<string, unknown>>) {
+        expect(canonicalJsonWith(r, { request: canonicalJson(r.request), response: undefined, absent: "[1]" })).toBe(canonicalJson(r));
+        n++;
+      }
+    }
+    expect(n).toBeGreaterThan(20);
+    expect(canonicalJsonWith({ b: 1, a: undefined, c: [2] }, { c: "[2]" })).toBe('{"b":1,"c":[2]}');
+    expect(() => canonicalJsonWith({ ["\ud800"]: 1 }, {})).toThrow("Lone surrogate is not allowed");
   });
 });

@@ -22,10 +22,31 @@ export function canonicalJson(value: unknown): string {
 
 const isWellFormed = (s: string): boolean => (s as unknown as { isWellFormed(): boolean }).isWellFormed();
 
-/** JCS of a string or object key: the library's checks, then JSON.stringify as the library does. */
+/** A code unit that JSON.stringify escapes (", \\, controls), or any surrogate (then the slow path checks pairs). */
+const NOT_VERBATIM = /[\u0000-\u001f"\\\ud800-\udfff]/;
+
+/**
+ * JCS of a string or object key: the library's checks, then JSON.stringify as the library does.
+ * A string with nothing to escape and no surrogate is its own text between quotes (no copy).
+ */
 function jcsString(s: string): string {
+  if (!NOT_VERBATIM.test(s)) return '"' + s + '"';
   if (!isWellFormed(s)) throw new Error("Lone surrogate is not allowed");
   return JSON.stringify(s);
+}
+
+/** Texts of object keys seen so far (keys repeat across a bundle's nodes and records); at most KEY_TEXTS_MAX. */
+const keyTexts = new Map<string, string>();
+const KEY_TEXTS_MAX = 4096;
+
+/** {@link jcsString} of an object key, remembered. */
+function jcsKey(k: string): string {
+  let t = keyTexts.get(k);
+  if (t === undefined) {
+    t = jcsString(k);
+    if (keyTexts.size < KEY_TEXTS_MAX) keyTexts.set(k, t);
+  }
+  return t;
 }
 
 /**
@@ -46,6 +67,126 @@ export function canonicalJsonOfParsed(value: unknown): string {
     if (e === NOT_PLAIN || e instanceof RangeError) return canonicalJson(value);
     throw e;
   }
+}
+
+/** A value's RFC 8785 canonical text and its `JSON.stringify` text (members in their own order). */
+export interface CanonicalAndJson {
+  canonical: string;
+  json: string;
+}
+
+/**
+ * {@link canonicalJsonOfParsed} of `value` and `JSON.stringify(value)` from one walk: the two
+ * texts differ only in the order of object members, so every string and number is serialized
+ * once and shared by both (the streaming importer hashes the canonical text and stores the other:
+ * lib/db's rows keep the bundle's own member order). For values as `JSON.parse` returns them;
+ * anything else (a `toJSON` method, a cycle, nesting beyond the stack) goes through
+ * canonicalJson and JSON.stringify themselves.
+ * @returns both texts (equal when every object's members are already in canonical order)
+ * @throws Error as canonicalJson (a lone surrogate, a non-finite number)
+ */
+export function canonicalAndJsonOfParsed(value: unknown): CanonicalAndJson {
+  try {
+    const canonical = jcsAndJson(value);
+    return { canonical, json: lastJson };
+  } catch (e) {
+    if (e === NOT_PLAIN || e instanceof RangeError) return { canonical: canonicalJson(value), json: JSON.stringify(value) };
+    throw e;
+  }
+}
+
+/** The `JSON.stringify` text of the value {@link jcsAndJson} serialized last. */
+let lastJson = "";
+
+/** Canonical text of `v` (returned) and its JSON.stringify text (left in `lastJson`). */
+function jcsAndJson(v: unknown): string {
+  switch (typeof v) {
+    case "string":
+      return (lastJson = jcsString(v));
+    case "number":
+      if (!Number.isFinite(v)) throw NOT_PLAIN;
+      return (lastJson = JSON.stringify(v));
+    case "boolean":
+      return (lastJson = v ? "true" : "false");
+    case "object": {
+      if (v === null) return (lastJson = "null");
+      if (Array.isArray(v)) {
+        let c = "[";
+        let j = "[";
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) {
+            c += ",";
+            j += ",";
+          }
+          c += jcsAndJson(v[i]);
+          j += lastJson;
+        }
+        lastJson = j + "]";
+        return c + "]";
+      }
+      if (typeof (v as { toJSON?: unknown }).toJSON === "function") throw NOT_PLAIN;
+      const o = v as Record<string, unknown>;
+      const keys = Object.keys(o);
+      let sorted = true;
+      for (let i = 1; i < keys.length && sorted; i++) sorted = keys[i - 1] < keys[i];
+      if (sorted) {
+        let c = "{";
+        let j = "{";
+        for (let i = 0; i < keys.length; i++) {
+          const k = jcsKey(keys[i]) + ":";
+          if (i > 0) {
+            c += ",";
+            j += ",";
+          }
+          c += k + jcsAndJson(o[keys[i]]);
+          j += k + lastJson;
+        }
+        lastJson = j + "}";
+        return c + "}";
+      }
+      // Members in their own order for the JSON text; the canonical text takes them sorted.
+      const members: string[] = new Array(keys.length);
+      let j = "{";
+      for (let i = 0; i < keys.length; i++) {
+        const k = jcsKey(keys[i]) + ":";
+        members[i] = k + jcsAndJson(o[keys[i]]);
+        if (i > 0) j += ",";
+        j += k + lastJson;
+      }
+      const order = keys.map((_, i) => i).sort((a, b) => (keys[a] < keys[b] ? -1 : 1));
+      let c = "{";
+      for (let i = 0; i < order.length; i++) {
+        if (i > 0) c += ",";
+        c += members[order[i]];
+      }
+      lastJson = j + "}";
+      return c + "}";
+    }
+    default:
+      throw NOT_PLAIN;
+  }
+}
+
+/**
+ * {@link canonicalJsonOfParsed} of an object some of whose member values are already canonical
+ * text: the streaming reader canonicalizes a node's content (for its contentHash) and then the
+ * node around it, a record's request, response and meta and then the record.
+ * @param o a plain object as JSON.parse gives it (members whose value is undefined are left out, as JCS does)
+ * @param known canonical text of some members' values, by member name (undefined: not known)
+ * @throws Error as canonicalJson
+ */
+export function canonicalJsonWith(o: Record<string, unknown>, known: Readonly<Record<string, string | undefined>>): string {
+  const keys = Object.keys(o).sort();
+  let out = "{";
+  let first = true;
+  for (const k of keys) {
+    const v = o[k];
+    if (v === undefined) continue;
+    const text = Object.hasOwn(known, k) ? known[k] : undefined;
+    out += (first ? "" : ",") + jcsKey(k) + ":" + (text ?? canonicalJsonOfParsed(v));
+    first = false;
+  }
+  return out + "}";
 }
 
 /**
@@ -143,7 +284,7 @@ function jcsParsed(v: unknown): string {
       for (let i = 0; i < keys.length; i++) {
         const k = keys[i];
         if (i > 0) out += ",";
-        out += jcsString(k) + ":" + jcsParsed(o[k]);
+        out += jcsKey(k) + ":" + jcsParsed(o[k]);
       }
       return out + "}";
     }
@@ -176,7 +317,7 @@ function jcsReplacing(v: unknown, rep: StringReplacement, path: (string | number
     const k = keys[i];
     if (i > 0) out += ",";
     const x = o[k];
-    out += jcsString(k) + ":";
+    out += jcsKey(k) + ":";
     if (typeof x === "string") out += jcsString(rep.keys.has(k) ? rep.replace(x, k, path) : x);
     else if (typeof x === "object" && x !== null) {
       path.push(k);

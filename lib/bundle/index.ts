@@ -12,6 +12,6 @@ export type { FanOutBundleOptions } from "./synthetic";
 export { MAX_JSON_DEPTH, PRETTY_DEPTH, checkJsonDepth, findTooDeep, stringifyBoundedIndent } from "./depth";
 export type { DepthHit } from "./depth";
 export { streamBundleFile, MAX_STREAM_ISSUES } from "./stream";
-export type { BundleStreamSink, BundleStreamResult } from "./stream";
+export type { BundleStreamSink, BundleStreamResult, MemberJson } from "./stream";
 export { readJsonStream, readJsonFileValue, JsonStreamError } from "./json-stream";
 export type { JsonKey, JsonStreamHandler, ReadJsonStreamOptions } from "./json-stream";

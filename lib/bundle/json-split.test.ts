@@ -101,3 +101,56 @@ describe("readJsonStreamSplit: the same calls as the stream-json reader", () => 
     expect(r.sha256).toBe(createHash("sha256").update(readFileSync(f)).digest("hex"));
   });
 });
+
+/** {@link recorder} whose handler also promises `assemblesEach` for the arrays at the second level. */
+function runRecorder(): { h: JsonStreamHandler; log: unknown[] } {
+  const r = recorder();
+  r.h.assemblesEach = (p) => p.length === 2;
+  return r;
+}
+
+/** The log without `select` calls for elements of the second-level arrays (a run skips them). */
+const withoutElementSelects = (log: unknown[]) => log.filter((e) => !((e as unknown[])[0] === "select" && ((e as unknown[])[1] as JsonKey[]).length === 3));
+
+describe("readJsonStreamSplit: runs of whole elements (assemblesEach)", () => {
+  // One element per line, as lib/bundle writes bundle files; strings with brackets, escapes,
+  // multi-byte characters and "\n]" inside them; an empty array; an array that ends mid-chunk.
+  const lines = Array.from({ length: 300 }, (_, i) => JSON.stringify({ id: `n${i}`, text: `é}${"]".repeat(i % 3)},\\n] "q" ${"😀".repeat(i % 4)}`, deep: [[i], { x: i % 2 ? null : -i / 7 }] }));
+  const ONE_PER_LINE = `{"format":"x","graph":{"nodes":[\n${lines.join(",\n")}\n],\n"edges":[\n],"meta":{"m":[1,2]}},\n"order":[\n${lines.map((_, i) => `"n${i}"`).join(",\n")}\n],\n"records":[[1,\n2],\n3,\n{"a":\n1}],"end":true}\n`;
+
+  test.each([64, 1000, 4096, 1 << 20])("the same values and paths as the stream-json reader, chunks of %i bytes", async (chunk) => {
+    const f = write(`runs-${chunk}.json`, ONE_PER_LINE);
+    const a = recorder();
+    const b = runRecorder();
+    await readJsonStream(f, a.h, { chunkBytes: chunk });
+    const r = await readJsonStreamSplit(f, b.h, { chunkBytes: chunk, sha256: true });
+    expect(withoutElementSelects(b.log)).toEqual(withoutElementSelects(a.log));
+    expect(b.log.filter((e) => (e as unknown[])[0] === "value").length).toBe(1 + 300 + 1 + 300 + 4 + 1); // format, nodes, graph.meta, order, records (one descended), end
+    // Runs did deliver most elements (no select call for them); the scanner took the rest.
+    const elementSelects = (log: unknown[]) => log.length - withoutElementSelects(log).length;
+    expect(elementSelects(a.log)).toBe(300);
+    expect(elementSelects(b.log)).toBeLessThan(chunk >= 4096 ? 10 : chunk >= 1000 ? 150 : 301); // 64-byte chunks cut every line
+    expect(r.bytes).toBe(Buffer.byteLength(ONE_PER_LINE));
+  });
+
+  test("a pretty-printed file (runs never parse) gives the same values", async () => {
+    const f = write("runs-pretty.json", JSON.stringify(JSON.parse(ONE_PER_LINE), null, 2));
+    const a = recorder();
+    const b = runRecorder();
+    await readJsonStream(f, a.h, { chunkBytes: 4096 });
+    await readJsonStreamSplit(f, b.h, { chunkBytes: 4096 });
+    expect(withoutElementSelects(b.log)).toEqual(withoutElementSelects(a.log));
+  });
+
+  test.each([
+    ["a bad element inside a run", `{"graph":{"nodes":[\n{"id":"a"},\n{"id":"b"},\n{"id":tru},\n{"id":"c"}\n]}}`, /invalid JSON between bytes 44 and 54/],
+    ["a missing comma between elements", `{"graph":{"nodes":[\n{"id":"a"},\n{"id":"b"}\n{"id":"c"},\n{"id":"d"}\n]}}`, /invalid JSON at byte 43: unexpected "\{" after a value/],
+    ["a trailing comma before the end", `{"graph":{"nodes":[\n{"id":"a"},\n{"id":"b"},\n]}}\n`, /invalid JSON at byte 44: unexpected "\]" where a value was expected/],
+    ["two commas", `{"graph":{"nodes":[\n{"id":"a"},\n{"id":"b"},\n,{"id":"c"}\n]}}\n`, /invalid JSON at byte 44: unexpected "," where a value was expected/],
+  ])("%s: the same JsonStreamError as without runs", async (_name, text, re) => {
+    const f = write("runs-bad.json", text);
+    await expect(readJsonStreamSplit(f, recorder().h)).rejects.toThrow(re);
+    await expect(readJsonStreamSplit(f, runRecorder().h)).rejects.toThrow(re);
+    await expect(readJsonStreamSplit(f, runRecorder().h)).rejects.toBeInstanceOf(JsonStreamError);
+  });
+});

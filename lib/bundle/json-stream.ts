@@ -34,6 +34,13 @@ export interface JsonStreamHandler {
   onValue(path: readonly JsonKey[], value: unknown): void;
   onEnter?(path: readonly JsonKey[], kind: "object" | "array"): void;
   onLeave?(path: readonly JsonKey[], kind: "object" | "array"): void;
+  /**
+   * Asked when a descended array starts at `path`: true promises that `select` would say
+   * "assemble" for every element of it (objects and arrays alike). The split reader
+   * (json-split.ts) may then parse runs of whole elements at once with one `JSON.parse` and
+   * hand each to `onValue` without calling `select` for them. Absent = false.
+   */
+  assemblesEach?(path: readonly JsonKey[]): boolean;
 }
 
 /** A token of stream-json's tokenizer with packed keys, strings and numbers. */

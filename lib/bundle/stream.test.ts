@@ -98,6 +98,35 @@ describe("streamBundleFile: the same hash as the in-memory path", () => {
     expect(res.counts).toMatchObject({ nodes: 242, edges: mem.graph.edges.length, records: 120, agents: 5 });
   });
 
+  test("the member texts handed to the sink are JSON.stringify of content, request, response and meta (their own key order)", async () => {
+    const file = path.join(dir, "synthetic-member-json.json");
+    await writeSyntheticBundleFile(file, { id: "s/json", turns: 12, seed: 4 });
+    const mem = syntheticBundle({ id: "s/json", turns: 12, seed: 4 });
+    const texts: { nodes: Array<string | undefined>; records: Array<Array<string | undefined>> } = { nodes: [], records: [] };
+    const res = await streamBundleFile(file, {
+      node: (n, _i, _o, json) => texts.nodes.push(json?.content),
+      edge: () => {},
+      record: (_r, _s, json) => texts.records.push([json?.request, json?.response, json?.meta]),
+    });
+    expect(res.ok).toBe(true);
+    expect(texts.nodes).toEqual(mem.graph.nodes.map((n) => JSON.stringify(n.content)));
+    expect(texts.records).toEqual(mem.records.map((r) => [JSON.stringify(r.request), JSON.stringify(r.response), r.meta === undefined ? undefined : JSON.stringify(r.meta)]));
+    // Not canonical: the stored text keeps the bundle's member order.
+    expect(texts.nodes.filter((t) => t !== canonicalJson(JSON.parse(t as string))).length).toBeGreaterThan(10);
+  });
+
+  test("spools past their 4 MiB buffers (writes in flight, an element larger than a buffer) hash like the in-memory bundle", async () => {
+    const b = syntheticBundle({ id: "big-spool", turns: 400, seed: 8 });
+    const big = b.graph.nodes[1];
+    big.content = { text: "é".repeat(1_500_000) + "x".repeat(3_000_000) };
+    big.contentHash = hashOf(big.content);
+    const file = writeTmp("big-spool.json", JSON.stringify(b));
+    const { res, got } = await stream(file);
+    expect(res.issues).toEqual([]);
+    expect(res.bundleHash).toBe(hashOf(b));
+    expect(got.nodes.length).toBe(1602);
+  }, 60_000);
+
   test("order before the nodes, permuted: positions are known at once (no fixes); after the nodes: fixes", async () => {
     const b = syntheticBundle({ id: "perm", turns: 2, seed: 3 });
     const before = writeTmp("order-first.json", JSON.stringify(Object.assign({ order: b.order }, b)));

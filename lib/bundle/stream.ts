@@ -19,11 +19,12 @@ import { closeSync, mkdtempSync, openSync, readSync, rmSync, writeSync } from "n
 import os from "node:os";
 import path from "node:path";
 import type { z } from "zod";
-import { canonicalJson, canonicalJsonOfParsed, sha256Tagged } from "./hash";
-import { findTooDeep, MAX_JSON_DEPTH } from "./depth";
+import { canonicalAndJsonOfParsed, canonicalJson, canonicalJsonOfParsed, canonicalJsonWith as canonicalWith, sha256Tagged } from "./hash";
+import { exceedsDepth, findTooDeep, MAX_JSON_DEPTH } from "./depth";
 import { type JsonKey, type JsonStreamHandler } from "./json-stream";
 import { readJsonStreamSplit } from "./json-split";
 import { boundaryRecordSchema, bundleEdgeSchema, bundleNodeSchema } from "./schema";
+import { isPlainValidEdge, isPlainValidNode, isPlainValidRecord } from "./schema-fast";
 import { findCycle, formatJsonPath, validateBundle, type ValidationIssue } from "./validate";
 import { allowedNodeTypes, issues } from "./rules";
 
@@ -40,12 +41,19 @@ const isRec = (v: unknown): v is Rec => typeof v === "object" && v !== null && !
  * its index in graph.nodes (then corrected by {@link BundleStreamResult.orderFixes}).
  */
 export interface BundleStreamSink {
-  node(node: Rec, idx: number, orderIndex: number): void;
+  /** `json.content`: `JSON.stringify(node.content)`, already computed (absent when the node has no content). */
+  node(node: Rec, idx: number, orderIndex: number, json?: MemberJson): void;
   edge(edge: Rec, idx: number): void;
-  record(record: Rec, seq: number): void;
+  /** `json.request` / `json.response` / `json.meta`: `JSON.stringify` of those members, already computed (each absent when the member is). */
+  record(record: Rec, seq: number, json?: MemberJson): void;
   /** Awaited after each 1 MiB chunk of the file (write the batches that are full). */
   drain?(): Promise<void>;
+  /** The file is read: every part has been handed over (called before the final checks and the bundle hash). */
+  end?(): void;
 }
+
+/** `JSON.stringify` texts of some members of a node or record, by member name (computed with their canonical text). */
+export type MemberJson = Readonly<Record<string, string | undefined>>;
 
 /** Outcome of {@link streamBundleFile}. */
 export interface BundleStreamResult {
@@ -132,20 +140,15 @@ class Spool {
   }
 }
 
-/** A copy of `s` that does not keep the parser's 1 MiB input chunk alive (V8 sliced strings). */
-function own(s: string): string {
-  return s.length < 13 ? s : Buffer.from(s, "utf16le").toString("utf16le");
-}
-
-/** JCS of an object whose member `key` is already canonical text. */
-function canonicalWith(o: Rec, key: string, text: string | null): string {
-  const parts: string[] = [];
-  for (const k of Object.keys(o).sort()) {
-    const v = o[k];
-    if (v === undefined) continue;
-    parts.push(canonicalJsonOfParsed(k) + ":" + (k === key && text !== null ? text : canonicalJsonOfParsed(v)));
+/** Canonical and JSON.stringify texts of member `k` of `o` (null when absent or not JSON: then the member is serialized again where needed). */
+function memberTexts(o: Rec, k: string): { canonical: string; json: string } | null {
+  const v = o[k];
+  if (v === undefined) return null;
+  try {
+    return canonicalAndJsonOfParsed(v);
+  } catch {
+    return null;
   }
-  return "{" + parts.join(",") + "}";
 }
 
 const NODE_TYPE_CODE: Record<string, number> = { agent_action: 1, llm_call: 2, tool_call: 3, tool_result: 4, message: 5, final_result: 6 };
@@ -176,6 +179,7 @@ export async function streamBundleFile(
       onProgress: (b, t) => opts.onProgress?.(b, t, st.nodeCount),
       afterChunk: sink.drain ? () => sink.drain!() : undefined,
     });
+    sink.end?.();
     return st.finish(r.bytes);
   } finally {
     for (const s of Object.values(spools)) s.close();
@@ -228,10 +232,10 @@ class BundleStreamState implements JsonStreamHandler {
   private intern(id: string): number {
     let k = this.ids.get(id);
     if (k === undefined) {
-      const owned = own(id);
+      // Kept as is: JSON.parse makes sequential strings (no slice keeping the read chunk alive).
       k = this.idText.length;
-      this.ids.set(owned, k);
-      this.idText.push(owned);
+      this.ids.set(id, k);
+      this.idText.push(id);
     }
     return k;
   }
@@ -254,6 +258,12 @@ class BundleStreamState implements JsonStreamHandler {
     }
     if (p.length === 2 && p[0] === "graph" && (p[1] === "nodes" || p[1] === "edges") && kind === "array") return "descend";
     return "assemble";
+  }
+
+  /** graph.nodes, graph.edges, order and records: every element is assembled (see `select`). */
+  assemblesEach(p: readonly JsonKey[]): boolean {
+    if (p.length === 1) return p[0] === "order" || p[0] === "records";
+    return p.length === 2 && p[0] === "graph" && (p[1] === "nodes" || p[1] === "edges");
   }
 
   onEnter(p: readonly JsonKey[]): void {
@@ -289,7 +299,9 @@ class BundleStreamState implements JsonStreamHandler {
     else this.onRecord(p[1] as number, v);
   }
 
-  private zod(base: string, schema: z.ZodType, v: unknown, extra: Partial<ValidationIssue>): boolean {
+  /** The element's schema: the fast acceptance check (./schema-fast.ts), else zod, which words the issues. */
+  private zod(base: string, schema: z.ZodType, v: unknown, extra: Partial<ValidationIssue>, accepts: (v: unknown) => boolean): boolean {
+    if (accepts(v)) return true;
     const r = schema.safeParse(v);
     if (r.success) return true;
     for (const i of r.error.issues) this.issue({ path: base + formatJsonPath(i.path).slice(1), message: i.message, rule: "schema", ...extra });
@@ -297,6 +309,7 @@ class BundleStreamState implements JsonStreamHandler {
   }
 
   private tooDeep(v: unknown, base: string, baseDepth: number, extra: Partial<ValidationIssue>): boolean {
+    if (!exceedsDepth(v, MAX_JSON_DEPTH, baseDepth)) return false;
     const hits = findTooDeep(v, MAX_JSON_DEPTH, { basePath: base, baseDepth, maxHits: 20 });
     for (const h of hits) {
       this.issue(issues.tooDeep(h.path, extra));
@@ -309,7 +322,7 @@ class BundleStreamState implements JsonStreamHandler {
     const base = `$.graph.nodes[${i}]`;
     const nodeId = isRec(v) && typeof v.id === "string" ? v.id : undefined;
     if (this.tooDeep(v, base, 3, nodeId ? { nodeId } : {})) return;
-    const schemaOk = this.zod(base, bundleNodeSchema, v, {});
+    const schemaOk = this.zod(base, bundleNodeSchema, v, {}, isPlainValidNode);
     if (!isRec(v)) return;
     let k = -1;
     if (typeof v.id === "string") {
@@ -325,9 +338,12 @@ class BundleStreamState implements JsonStreamHandler {
       }
     }
     let contentText: string | null = null;
+    let contentJson: string | undefined;
     if (typeof v.contentHash === "string" && "content" in v) {
       try {
-        contentText = canonicalJsonOfParsed(v.content);
+        const t = canonicalAndJsonOfParsed(v.content);
+        contentText = t.canonical;
+        contentJson = t.json;
       } catch (e) {
         this.issue(issues.contentNotCanonical(i, nodeId, e));
       }
@@ -350,7 +366,7 @@ class BundleStreamState implements JsonStreamHandler {
     }
     if (this.failed || !schemaOk || k < 0) return;
     try {
-      this.spools.nodes.add(canonicalWith(v, "content", contentText));
+      this.spools.nodes.add(canonicalWith(v, { content: contentText ?? undefined }));
     } catch (e) {
       this.issue({ path: base, rule: "schema", nodeId, message: `node cannot be canonicalized: ${(e as Error).message}` });
       return;
@@ -361,14 +377,14 @@ class BundleStreamState implements JsonStreamHandler {
       this.provisional = this.grow8(this.provisional, k);
       this.provisional[k] = 1;
     }
-    this.sink.node(v, i, orderIndex);
+    this.sink.node(v, i, orderIndex, { content: contentJson });
   }
 
   private onEdge(i: number, v: unknown): void {
     this.edgeCount = i + 1;
     const base = `$.graph.edges[${i}]`;
     if (this.tooDeep(v, base, 3, {})) return;
-    const schemaOk = this.zod(base, bundleEdgeSchema, v, {});
+    const schemaOk = this.zod(base, bundleEdgeSchema, v, {}, isPlainValidEdge);
     if (!isRec(v)) return;
     if (typeof v.from === "string") this.edgeFrom.set(i, this.intern(v.from));
     if (typeof v.to === "string") this.edgeTo.set(i, this.intern(v.to));
@@ -406,7 +422,7 @@ class BundleStreamState implements JsonStreamHandler {
     this.recordCount = i + 1;
     const base = `$.records[${i}]`;
     if (this.tooDeep(v, base, 2, { seq: i })) return;
-    const schemaOk = this.zod(base, boundaryRecordSchema, v, {});
+    const schemaOk = this.zod(base, boundaryRecordSchema, v, {}, isPlainValidRecord);
     if (!isRec(v)) return;
     if (typeof v.seq === "number" && v.seq !== i) {
       this.issue(issues.recordSeq(i, v.seq));
@@ -416,9 +432,12 @@ class BundleStreamState implements JsonStreamHandler {
     this.recBoundary = this.grow8(this.recBoundary, i);
     this.recBoundary[i] = v.boundary === "llm" ? 1 : v.boundary === "tool" ? 2 : 0;
     let requestText: string | null = null;
+    let requestJson: string | undefined;
     if (typeof v.requestHash === "string" && "request" in v) {
       try {
-        requestText = canonicalJsonOfParsed(v.request);
+        const t = canonicalAndJsonOfParsed(v.request);
+        requestText = t.canonical;
+        requestJson = t.json;
       } catch (e) {
         this.issue(issues.requestNotCanonical(i, e));
       }
@@ -430,13 +449,15 @@ class BundleStreamState implements JsonStreamHandler {
       }
     }
     if (this.failed || !schemaOk) return;
+    const response = memberTexts(v, "response");
+    const meta = memberTexts(v, "meta");
     try {
-      this.spools.records.add(canonicalWith(v, "request", requestText));
+      this.spools.records.add(canonicalWith(v, { request: requestText ?? undefined, response: response?.canonical, meta: meta?.canonical }));
     } catch (e) {
       this.issue({ path: base, rule: "schema", seq: i, message: `record cannot be canonicalized: ${(e as Error).message}` });
       return;
     }
-    this.sink.record(v, i);
+    this.sink.record(v, i, { request: requestJson, response: response?.json, meta: meta?.json });
   }
 
   finish(bytes: number): BundleStreamResult {

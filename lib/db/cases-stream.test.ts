@@ -3,7 +3,8 @@
  * with the row tables' secondary indexes dropped and built again after its rows, inside its
  * transaction. Checked from inside the reader (the same connection, the same transaction): no
  * secondary index while the rows go in; the same indexes afterwards; an invalid bundle rolls the
- * drop back; a database that already has rows keeps its indexes during the insert.
+ * drop back; a database that already has rows keeps its indexes during the insert; with the
+ * reader in the worker thread the indexes are built at its `rows-end`, before its result.
  * (The adapter reads integers as BigInt: the emptiness check compared 0n with 0 and never deferred.)
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ import { streamBundleFile } from "../bundle/stream";
 import { syntheticBundle } from "../bundle";
 import { rawSqliteOf, type Db } from "./client";
 import { importCaseStream, StreamedBundleInvalidError } from "./cases-stream";
+import { readBundleRowsInWorker } from "./stream-reader";
 import { freshTestDb } from "./test-db";
 
 const sqlite = !process.env.TEST_DATABASE_URL;
@@ -60,6 +62,36 @@ describe.runIf(sqlite)("importCaseStream: secondary indexes built after the firs
       });
       expect(second.status).toBe("imported");
       expect(duringSecond).toEqual(before);
+    } finally {
+      await db.$disconnect();
+    }
+  }, 60_000);
+
+  test("read in the worker thread: the indexes are built when the last row is in (rows-end), before the reader's result", async () => {
+    const { db } = await freshTestDb();
+    try {
+      await db.case.count();
+      const before = rowIndexes(db);
+      const seen: Array<[string, string[]]> = [];
+      const file = bundleFile("w.json", 30, 3);
+      const r = await importCaseStream(db, async (_sink, rows) => {
+        seen.push(["start", rowIndexes(db)]);
+        const end = rows.end!;
+        const res = await readBundleRowsInWorker(file, {
+          ...rows,
+          end: () => {
+            seen.push(["rows-end", rowIndexes(db)]);
+            end();
+            seen.push(["after end", rowIndexes(db)]);
+          },
+        });
+        seen.push(["result", rowIndexes(db)]);
+        return res;
+      });
+      expect(r.status).toBe("imported");
+      expect(seen).toEqual([["start", []], ["rows-end", []], ["after end", before], ["result", before]]);
+      expect(rowIndexes(db)).toEqual(before);
+      expect(await db.node.count()).toBe(30 * 4 + 2);
     } finally {
       await db.$disconnect();
     }

@@ -15,8 +15,11 @@ import type { BundleSource, ReferenceLabel } from "../importers/types";
 import { canonicalBenchmark } from "../importers/benchmark-name";
 import { prepareRowInsert, providerOfDb, rawSqliteOf, type Db } from "./client";
 import { CaseConflictError, type ImportStatus } from "./cases";
-import { caseRowId as rowId, edgeToRow, nodeToRow, recordToRow, referenceLabelRows } from "./mappers";
-import type { BundleEdge, BundleNode, BoundaryRecord } from "../bundle";
+import { referenceLabelRows } from "./mappers";
+import { bundleRowSink, STREAM_COLS, type StreamRowSink } from "./stream-rows";
+
+export { bundleRowSink, STREAM_COLS, type StreamRowSink };
+const { node: NODE_COLS, edge: EDGE_COLS, record: RECORD_COLS } = STREAM_COLS;
 
 /** The bundle is invalid: nothing was written. */
 export class StreamedBundleInvalidError extends Error {
@@ -37,10 +40,6 @@ class SkipSignal extends Error {
 
 type Tx = Pick<Db, "$executeRawUnsafe" | "case" | "referenceLabel" | "auditEvent">;
 
-const NODE_COLS = ["id", "caseId", "nodeId", "idx", "orderIndex", "type", "agent", "label", "status", "errorJson", "contentJson", "contentHash", "extraJson"] as const;
-const EDGE_COLS = ["id", "caseId", "idx", "fromNodeId", "toNodeId", "kind", "extraJson"] as const;
-const RECORD_COLS = ["id", "caseId", "seq", "nodeId", "boundary", "requestJson", "requestHash", "responseJson", "metaJson", "extraJson"] as const;
-
 /** One multi-row INSERT of `rows` (all bound parameters; table and columns are constants). */
 async function insertBatch(tx: Tx, pg: boolean, table: string, cols: readonly string[], rows: unknown[][]): Promise<void> {
   if (rows.length === 0) return;
@@ -53,42 +52,6 @@ async function insertBatch(tx: Tx, pg: boolean, table: string, cols: readonly st
     for (const v of r) args.push(v ?? null);
   }
   await tx.$executeRawUnsafe(`INSERT INTO "${table}" (${cols.map((c) => `"${c}"`).join(", ")}) VALUES ${tuples.join(", ")}`, ...args);
-}
-
-/** Where the rows of a streamed case go: one array per row, columns as NODE_COLS / EDGE_COLS / RECORD_COLS. */
-export interface StreamRowSink {
-  /** The case row's id (the first two columns of every row are the row id and this). */
-  caseId: string;
-  node(row: unknown[]): void;
-  edge(row: unknown[]): void;
-  record(row: unknown[]): void;
-  /** Write the batches that are full (PostgreSQL; a no-op when rows go straight to SQLite). */
-  drain(): Promise<void>;
-}
-
-/** Column names of the streamed rows (the order of each row array). */
-export const STREAM_COLS = { node: NODE_COLS, edge: EDGE_COLS, record: RECORD_COLS } as const;
-
-/**
- * A lib/bundle stream sink that maps each node, edge and record to its database row (the same
- * row `importCase` stores) and hands it to `rows`. Pure mapping: usable in a worker thread.
- * @param caseId the case row's id (row ids derive from it)
- */
-export function bundleRowSink(caseId: string, rows: Pick<StreamRowSink, "node" | "edge" | "record">): BundleStreamSink {
-  return {
-    node(n, idx, orderIndex) {
-      const r = nodeToRow(n as BundleNode, idx, orderIndex);
-      rows.node([rowId(caseId, "n", idx), caseId, r.nodeId, r.idx, r.orderIndex, r.type, r.agent, r.label, r.status, r.errorJson, r.contentJson, r.contentHash, r.extraJson]);
-    },
-    edge(e, idx) {
-      const r = edgeToRow(e as BundleEdge, idx);
-      rows.edge([rowId(caseId, "e", idx), caseId, r.idx, r.fromNodeId, r.toNodeId, r.kind, r.extraJson]);
-    },
-    record(rec, seq) {
-      const r = recordToRow(rec as BoundaryRecord);
-      rows.record([rowId(caseId, "r", seq), caseId, r.seq, r.nodeId, r.boundary, r.requestJson, r.requestHash, r.responseJson, r.metaJson, r.extraJson]);
-    },
-  };
 }
 
 /**
@@ -130,7 +93,12 @@ export async function importCaseStream(
         // First case of a fresh database: the row tables' secondary indexes are dropped now and
         // built again after the bulk insert (one sort instead of a B-tree insert per row), inside
         // this transaction, before anything reads through them.
-        const deferred = direct ? deferIndexesIfEmpty(db) : null;
+        let deferred = direct ? deferIndexesIfEmpty(db) : null;
+        // Built as soon as the last row is in (rows.end), else after the reader's result.
+        const rebuildDeferred = () => {
+          deferred?.rebuild();
+          deferred = null;
+        };
         let nodes: unknown[][] = [];
         let edges: unknown[][] = [];
         let records: unknown[][] = [];
@@ -142,8 +110,8 @@ export async function importCaseStream(
         const putNode = direct ? direct.node : (row: unknown[]) => nodes.push(row);
         const putEdge = direct ? direct.edge : (row: unknown[]) => edges.push(row);
         const putRecord = direct ? direct.record : (row: unknown[]) => records.push(row);
-        const rows: StreamRowSink = { caseId, node: putNode, edge: putEdge, record: putRecord, drain: () => flush(false) };
-        const sink: BundleStreamSink = { ...bundleRowSink(caseId, rows), drain: rows.drain };
+        const rows: StreamRowSink = { caseId, node: putNode, edge: putEdge, record: putRecord, drain: () => flush(false), end: direct ? rebuildDeferred : undefined };
+        const sink: BundleStreamSink = { ...bundleRowSink(caseId, rows), drain: rows.drain, end: rows.end };
         const res = await produce(sink, rows);
         result = res;
         if (!res.ok || !res.bundleHash) {
@@ -151,7 +119,7 @@ export async function importCaseStream(
           throw new StreamedBundleInvalidError(res.issues, res.moreIssues);
         }
         await flush(true);
-        deferred?.rebuild();
+        rebuildDeferred();
         await applyOrderFixes(tx, pg, caseId, res.orderFixes());
 
         const header = res.header as Record<string, unknown> & Pick<ReplayBundle, "id" | "format" | "task" | "config" | "outcome" | "parent">;

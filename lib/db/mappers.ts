@@ -45,7 +45,12 @@ export interface NodeRow {
   extraJson: string;
 }
 
-export function nodeToRow(n: BundleNode, idx: number, orderIndex: number): NodeRow {
+/**
+ * The Node row of a bundle node.
+ * @param known `JSON.stringify` texts of members already computed (`content`), by member name;
+ *   the row is the same with or without them
+ */
+export function nodeToRow(n: BundleNode, idx: number, orderIndex: number, known?: Readonly<Record<string, string | undefined>>): NodeRow {
   return {
     nodeId: n.id,
     idx,
@@ -55,7 +60,7 @@ export function nodeToRow(n: BundleNode, idx: number, orderIndex: number): NodeR
     label: n.label ?? null,
     status: n.status ?? null,
     errorJson: n.error ? JSON.stringify(n.error) : null,
-    contentJson: json(n.content),
+    contentJson: known?.content ?? json(n.content),
     contentHash: n.contentHash,
     extraJson: JSON.stringify(omit(n as Obj, ["id", "type", "content", "contentHash"])),
   };
@@ -75,15 +80,20 @@ export function rowToEdge(r: { fromNodeId: string; toNodeId: string; kind: strin
   return { from: r.fromNodeId, to: r.toNodeId, kind: r.kind, ...extra } as BundleEdge;
 }
 
-export function recordToRow(r: BoundaryRecord) {
+/**
+ * The BoundaryRecord row of a record.
+ * @param known `JSON.stringify` texts of members already computed (`request`, `response`,
+ *   `meta`), by member name; the row is the same with or without them
+ */
+export function recordToRow(r: BoundaryRecord, known?: Readonly<Record<string, string | undefined>>) {
   return {
     seq: r.seq,
     nodeId: r.nodeId,
     boundary: r.boundary,
-    requestJson: json(r.request),
+    requestJson: known?.request ?? json(r.request),
     requestHash: r.requestHash,
-    responseJson: json(r.response),
-    metaJson: r.meta ? JSON.stringify(r.meta) : null,
+    responseJson: known?.response ?? json(r.response),
+    metaJson: r.meta ? (known?.meta ?? JSON.stringify(r.meta)) : null,
     extraJson: JSON.stringify(omit(r as Obj, ["seq", "nodeId", "boundary", "request", "requestHash", "response"])),
   };
 }
