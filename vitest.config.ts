@@ -1,7 +1,6 @@
 import { defineConfig } from "vitest/config";
 import os from "node:os";
 import path from "node:path";
-import SlowFirstSequencer from "./vitest.sequencer";
 
 export default defineConfig({
   resolve: { alias: { "@": path.resolve(import.meta.dirname) } },
@@ -11,8 +10,6 @@ export default defineConfig({
     // CLI and database tests spawn processes; a loaded 2-core CI machine needs the headroom.
     testTimeout: 120_000,
     pool: "forks",
-    // Process-spawning files first on a clean clone (vitest.sequencer.ts).
-    sequence: { sequencer: SlowFirstSequencer },
     // Vitest's default is one worker per core minus one: a single worker on a 2-core CI machine,
     // idle while a test waits on the processes it spawns (MAS runs, servers, the CLI). Three
     // workers there took the suite from ~9.7 to ~6.6 minutes on an idle machine.
