@@ -236,10 +236,13 @@ test("evidence quotes: only value text is quoted, checked at once with the submi
   await expect(panel.getByTestId("save-status")).toContainText("saved", { timeout: 10_000 });
   await panel.getByRole("button", { name: "Submit annotation" }).click();
   await expect(page.getByText("submitted · locked")).toBeVisible({ timeout: 10_000 });
-  // the submitted evidence is still marked in the node content (the locked view reloads: select the node again)
-  await row(page, "tool_result_0002").click();
-  await page.getByRole("tab", { name: "Node" }).click();
-  await expect(detail).toBeVisible();
+  // the submitted evidence is still marked in the node content (the locked view reloads: select the
+  // node again; a click that lands while the workbench remounts is lost, so select until it shows)
+  await expect(async () => {
+    await row(page, "tool_result_0002").click();
+    await page.getByRole("tab", { name: "Node" }).click();
+    await expect(detail).toBeVisible({ timeout: 2_000 });
+  }).toPass({ timeout: 20_000 });
   await expect(page.getByTestId("node-content").locator("[data-evidence-quote]")).toHaveText(["Stephen King", "born in Portland"]);
 });
 

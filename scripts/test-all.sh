@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: every check, as CI runs it. Installs missing system packages (Chromium,
-# PostgreSQL) from Debian, then: migrations vs schema, unit + CLI + SQLite integration tests,
-# PostgreSQL migrations + integration tests (beside the production build), then Playwright e2e in
-# Debian's Chromium against the real app and database, with typecheck, lint (zero warnings), a
-# smoke run of every benchmark part and the PostgreSQL e2e beside it. Any failure fails it.
+# PostgreSQL) from Debian, then: typecheck, lint (zero warnings), migrations vs schema,
+# unit + CLI + SQLite integration tests, PostgreSQL migrations + integration tests,
+# production build, a smoke run of every benchmark part, Playwright e2e in Debian's Chromium against the real app and database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system-deps.sh
@@ -29,8 +28,10 @@ finish() {
   return $failed
 }
 
-step "migrations match prisma/schema.prisma (SQLite and PostgreSQL)"
-npm run -s db:check
+bg "typecheck" npm run -s typecheck
+bg "lint" npm run -s lint
+bg "migrations match prisma/schema.prisma (SQLite and PostgreSQL)" npm run -s db:check
+finish "typecheck" "lint" "migrations match prisma/schema.prisma (SQLite and PostgreSQL)"
 
 step "unit, CLI and SQLite integration tests (vitest)"
 npx vitest run --reporter=default --reporter=json --outputFile.json=.test-reports/vitest.json
@@ -52,21 +53,16 @@ TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs lib/servic
 
 finish "production build"
 
-# Typecheck, lint, the smoke run of the benchmarks and the PostgreSQL e2e run beside the SQLite e2e
-# (each e2e run has its own server, ports, database and output folder): the e2e run leaves a core
-# mostly idle, and on a 2-core machine the side-by-side steps took the CI from 17 to under 15 minutes.
-bg "typecheck" npm run -s typecheck
-bg "lint" npm run -s lint
-bg "benchmarks, smoke run (every part at a small size; figures printed, not asserted)" env BENCH_SMOKE=1 BENCH_REUSE_BUILD=1 npm run -s bench
-bash scripts/start-postgres.sh symtrace_ci_e2e
-bg "e2e on PostgreSQL: replay from here with two pg-boss worker processes" env E2E_DATABASE_URL=$PG/symtrace_ci_e2e E2E_PORT=3220 E2E_LLM_PORT=3293 E2E_TOOL_PORT=3294 \
-  E2E_OUTPUT_DIR=test-results-pg PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-pg.json npx playwright test e2e/replay.spec.ts --reporter=list,json
+step "benchmarks, smoke run (every part at a small size; figures printed, not asserted)"
+BENCH_SMOKE=1 BENCH_REUSE_BUILD=1 npm run -s bench
 
 step "e2e (Playwright, Debian chromium, real app, real SQLite database)"
-e2e_rc=0
-PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json || e2e_rc=$?
-finish "typecheck" "lint" "benchmarks, smoke run (every part at a small size; figures printed, not asserted)" "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
-[ "$e2e_rc" -eq 0 ] || { echo "!!! e2e failed (exit $e2e_rc)"; exit "$e2e_rc"; }
+PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json
+
+step "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
+bash scripts/start-postgres.sh symtrace_ci_e2e
+E2E_DATABASE_URL=$PG/symtrace_ci_e2e E2E_PORT=3220 E2E_LLM_PORT=3293 E2E_TOOL_PORT=3294 E2E_OUTPUT_DIR=test-results-pg \
+  PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-pg.json npx playwright test e2e/replay.spec.ts --reporter=list,json
 
 node -e '
 const fs = require("fs");
