@@ -45,7 +45,7 @@ frameworkSuite(fc, {
         const live = await startStochasticModel({ seed: seed + 1000 });
         try {
           const file = path.join(ctx.dir(), `jitter-${seed}.json`);
-          const r = await recordExample(fc, m.url, file);
+          const r = await recordExample(fc, m.url, file, [], { precompiled: true });
           if (r.code !== 0) return void failures.push(`seed ${seed}: record exit ${r.code} ${JSON.stringify(r.output)}`);
           const b = readBundle(file);
           const recs = llmRecords(fc, b);

@@ -5,12 +5,12 @@
  */
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { node } from "../../lib/testing/framework-harness";
+import { node, precompiled } from "../../lib/testing/framework-harness";
 import { frameworkSuite } from "../suite";
 
 /** Start examples/mcp/server.ts on a free port; resolves with its URL. */
 async function startMcpServer() {
-  const [cmd, ...args] = node("examples/mcp/server.ts", "0");
+  const [cmd, ...args] = precompiled(node("examples/mcp/server.ts", "0"));
   const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`MCP server exited ${code}`)));
