@@ -54,6 +54,8 @@ const SIZES = (process.env.BENCH_BIG_SIZES ?? (SMOKE ? "6402" : "20002,100002,10
 const GOAL_FIRST: Record<number, number> = { 20002: 600, 100002: 1000, 1000002: 1500 };
 const GOAL_SMALL = 500;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Pointer moves per pan drag (25 ms apart). */
+const PAN_MOVES = Number(process.env.BENCH_PAN_MOVES ?? 40);
 const pad = (t: number) => String(t).padStart(4, "0");
 const f0 = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? "-" : x.toFixed(0));
 const f1 = (x: number | null | undefined) => (x == null || !Number.isFinite(x) ? "-" : x.toFixed(1));
@@ -129,7 +131,7 @@ async function dragGraph(page: Page) {
     await page.mouse.move(x, y);
     await page.mouse.down();
     const begin = performance.now();
-    for (let i = 1; i <= 40; i++) {
+    for (let i = 1; i <= PAN_MOVES; i++) {
       y += dir * 8;
       await page.mouse.move(x, y);
       const wait = begin + i * 25 - performance.now();

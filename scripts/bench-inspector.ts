@@ -55,7 +55,9 @@ export const DIST = process.env.BENCH_DIST ?? ".next-bench";
 const GOAL_FIRST_PAINT_MS = 1500;
 const GOAL_FPS = 30;
 const LONG_FRAME_MS = 50;
-const J_STEPS = 50;
+const J_STEPS = Number(process.env.BENCH_J_STEPS ?? 50);
+/** Pointer moves per pan drag (25 ms apart). */
+const PAN_MOVES = Number(process.env.BENCH_PAN_MOVES ?? 60);
 export const VIEWPORT = { width: 1600, height: 1000 };
 export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-quic", "--no-first-run"];
 
@@ -397,7 +399,7 @@ async function measurePan(page: Page) {
     await page.mouse.move(start.x, y);
     await page.mouse.down();
     const begin = performance.now();
-    for (let i = 1; i <= 60; i++) {
+    for (let i = 1; i <= PAN_MOVES; i++) {
       y += dir * 15;
       await page.mouse.move(start.x, y);
       const wait = begin + i * 25 - performance.now();

@@ -8,7 +8,8 @@
  * 2,000-node traces (suspicious-node detection), 5,120 spans (OTLP receiver), one 6,402-node trace
  * (big-trace benchmark, BENCH_BIG_SIZES), 1 calibrated case × all methods × k = 1 (experiments), 1 calibrated case × a 4-iteration MARS search (mars),
  * 1 calibrated case × 3 methods with 1, 2 and 3 worker processes (workers),
- * one 6,402-node pair of our import and the bare insert loop (import at the storage limit).
+ * one 6,402-node pair of our import and the bare insert loop (import at the storage limit), 8
+ * pointer moves per pan drag and 5 j-steps (inspector, big trace).
  */
 export const SMOKE = process.env.BENCH_SMOKE === "1";
 
@@ -28,6 +29,9 @@ if (SMOKE) {
     BENCH_MARS_CASES: "1",
     BENCH_MARS_ITERATIONS: "4",
     BENCH_WORKERS_CASES: "2",
+    // pointer moves per drag while panning (inspector 60, big trace 40) and j-steps (50)
+    BENCH_PAN_MOVES: "8",
+    BENCH_J_STEPS: "5",
   };
   for (const [k, v] of Object.entries(defaults)) process.env[k] ??= v;
 }

@@ -39,6 +39,8 @@
  * "met" / "NOT met" / "not measured" and the load average when it was measured.
  * Then worker scale-out (scripts/bench-workers.ts, issue 23: experiment attempts per second with 1,
  * 2 and 3 `npm run worker` processes on the calibrated world); BENCH_WORKERS=0 skips it.
+ * BENCH_IMPORT=0 skips the import benchmark above; BENCH_ONLY=<part>,… runs only the parts named
+ * (import, limit, agreement, symptoms, replay, otlp, inspector, bigtrace, experiments, mars, workers).
  */
 import { SMOKE } from "./bench-smoke"; // first: sets the smoke sizes before the parts read them
 import { mkdtempSync, rmSync } from "node:fs";
@@ -184,17 +186,29 @@ async function main() {
   }
 }
 
-main()
-  .then(() => (process.env.BENCH_LIMIT === "0" ? undefined : runImportLimitBench()))
-  .then(() => (process.env.BENCH_AGREEMENT === "0" ? undefined : runAgreementBench()))
-  .then(() => (process.env.BENCH_SYMPTOMS === "0" ? undefined : runSymptomsBench()))
-  .then(() => (process.env.BENCH_REPLAY === "0" ? undefined : runReplayBench()))
-  .then(() => (process.env.BENCH_OTLP === "0" ? undefined : runOtlpBench()))
-  .then(() => (process.env.BENCH_INSPECTOR === "0" ? undefined : runInspectorBench()))
-  .then(() => (process.env.BENCH_BIGTRACE === "0" ? undefined : runBigTraceBench()))
-  .then(() => (process.env.BENCH_EXPERIMENTS === "0" ? undefined : runExperimentsBench()))
-  .then(() => (process.env.BENCH_MARS === "0" ? undefined : runMarsBench()))
-  .then(() => (process.env.BENCH_WORKERS === "0" ? undefined : runWorkersBench()))
+/**
+ * Whether a part runs: BENCH_ONLY=<part>,<part>… runs just those (e.g. `inspector,bigtrace`);
+ * otherwise every part but those set to 0 (BENCH_IMPORT=0, BENCH_LIMIT=0, …).
+ * Parts: import, limit, agreement, symptoms, replay, otlp, inspector, bigtrace, experiments, mars, workers.
+ */
+function runs(part: string): boolean {
+  const only = process.env.BENCH_ONLY?.split(",").map((p) => p.trim()).filter(Boolean);
+  if (only?.length) return only.includes(part);
+  return process.env[`BENCH_${part.toUpperCase()}`] !== "0";
+}
+
+Promise.resolve()
+  .then(() => (runs("import") ? main() : undefined))
+  .then(() => (runs("limit") ? runImportLimitBench() : undefined))
+  .then(() => (runs("agreement") ? runAgreementBench() : undefined))
+  .then(() => (runs("symptoms") ? runSymptomsBench() : undefined))
+  .then(() => (runs("replay") ? runReplayBench() : undefined))
+  .then(() => (runs("otlp") ? runOtlpBench() : undefined))
+  .then(() => (runs("inspector") ? runInspectorBench() : undefined))
+  .then(() => (runs("bigtrace") ? runBigTraceBench() : undefined))
+  .then(() => (runs("experiments") ? runExperimentsBench() : undefined))
+  .then(() => (runs("mars") ? runMarsBench() : undefined))
+  .then(() => (runs("workers") ? runWorkersBench() : undefined))
   .then(() => printGoals())
   .catch((e) => {
     console.error(`bench: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
