@@ -153,15 +153,20 @@ describe.runIf(PG)("lib/jobs: three worker processes on PostgreSQL share an expe
       expect(await enqueueJobs(h.db, "repair-search", [s.id], { url: h.url })).toBe(1);
 
       // the victim: the worker holding the search once it has saved an iteration, while it also runs an attempt
-      const { victim, orphans, atKill } = await waitFor("the search's worker mid-search and mid-attempt", async () => {
+      const { victim, atKill } = await waitFor("the search's worker mid-search and mid-attempt", async () => {
         const v = await getRepairSearch(h.db, s.id);
         if (!v || v.status !== "running" || (v.state?.iteration ?? 0) < 1 || (v.state?.iteration ?? 0) >= N - 1) return null;
         const running = (await listExperimentAttempts(h.db, e.id, { status: "running" })).filter((r) => r.leaseOwner === v.workerId);
         const w = workers.find((x) => x.id === v.workerId);
-        return w && running.length > 0 ? { victim: w, orphans: running.map((r) => r.id), atKill: v } : null;
+        return w && running.length > 0 ? { victim: w, atKill: v } : null;
       });
       victim.child.kill("SIGKILL");
       await new Promise((r) => (victim.child.exitCode !== null || victim.child.signalCode !== null ? r(null) : victim.child.once("exit", r)));
+      // The attempts the victim held when it died, read after its death (the lease is 3 s, so no
+      // survivor has taken them yet): one it handed off while finishing may have been recorded
+      // between the snapshot above and the kill.
+      const orphans = (await listExperimentAttempts(h.db, e.id, { status: "running" })).filter((r) => r.leaseOwner === victim.id).map((r) => r.id);
+      expect(orphans.length, "attempts the victim held when killed").toBeGreaterThan(0);
       const k = (await getRepairSearch(h.db, s.id))!.state!.iteration;
       expect(k).toBeGreaterThanOrEqual(atKill.state!.iteration);
       const survivors = workers.filter((w) => w !== victim);
