@@ -1,6 +1,7 @@
 import { defineConfig } from "vitest/config";
 import os from "node:os";
 import path from "node:path";
+import ExamplesFirstSequencer from "./vitest.sequencer";
 
 const ALL = ["lib/**/*.test.ts", "components/**/*.test.tsx", "cli/**/*.test.ts", "scripts/**/*.test.ts", "mas/**/*.test.ts", "proxy/**/*.test.ts", "examples/**/*.test.ts"];
 
@@ -30,6 +31,7 @@ export default defineConfig({
     maxWorkers: Math.max(3, os.availableParallelism() - 1),
     // The wasm schema engine (migrations in lib/db tests) is an ES module importing a .wasm file.
     execArgv: ["--experimental-wasm-modules", "--disable-warning=ExperimentalWarning"],
+    sequence: { sequencer: ExamplesFirstSequencer },
     // Vitest runs the projects' files in the order of the projects' names, larger (or, once it has
     // timings, slower) files first: "isolated" first, so the short shared files fill the workers at
     // the end. Sharing the database test files' modules as well was tried (41 files alone 67 -> 31 s)
