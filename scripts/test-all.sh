@@ -57,16 +57,24 @@ TEST_DATABASE_URL=$PG/symtrace_ci_test npx vitest run lib/db lib/jobs lib/servic
 
 finish "production build"
 
+# The PostgreSQL e2e (two tests against its own app server and two pg-boss worker processes, its own
+# ports and Playwright folder) runs beside the smoke run; each is about one core. The SQLite e2e
+# runs alone afterwards: it is the long one, and timing-sensitive under load.
+bash scripts/start-postgres.sh symtrace_ci_e2e
+pg_e2e() {
+  E2E_DATABASE_URL=$PG/symtrace_ci_e2e E2E_PORT=3220 E2E_LLM_PORT=3293 E2E_TOOL_PORT=3294 E2E_OUTPUT_DIR=test-results-pg \
+    PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-pg.json npx playwright test e2e/replay.spec.ts --reporter=list,json
+}
+bg "e2e on PostgreSQL: replay from here with two pg-boss worker processes" pg_e2e
+
 step "benchmarks, smoke run (every part at a small size; figures printed, not asserted)"
-BENCH_SMOKE=1 BENCH_REUSE_BUILD=1 npm run -s bench
+smoke_rc=0
+BENCH_SMOKE=1 BENCH_REUSE_BUILD=1 npm run -s bench || smoke_rc=$?
+finish "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
+[ "$smoke_rc" -eq 0 ] || { echo "!!! benchmark smoke run failed (exit $smoke_rc)"; exit "$smoke_rc"; }
 
 step "e2e (Playwright, Debian chromium, real app, real SQLite database)"
 PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json
-
-step "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
-bash scripts/start-postgres.sh symtrace_ci_e2e
-E2E_DATABASE_URL=$PG/symtrace_ci_e2e E2E_PORT=3220 E2E_LLM_PORT=3293 E2E_TOOL_PORT=3294 E2E_OUTPUT_DIR=test-results-pg \
-  PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-pg.json npx playwright test e2e/replay.spec.ts --reporter=list,json
 
 node -e '
 const fs = require("fs");
