@@ -72,8 +72,22 @@ BENCH_SMOKE=1 BENCH_REUSE_BUILD=1 npm run -s bench || smoke_rc=$?
 finish "e2e on PostgreSQL: replay from here with two pg-boss worker processes"
 [ "$smoke_rc" -eq 0 ] || { echo "!!! benchmark smoke run failed (exit $smoke_rc)"; exit "$smoke_rc"; }
 
-step "e2e (Playwright, Debian chromium, real app, real SQLite database)"
-PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test --reporter=list,json
+# The SQLite e2e in two halves side by side, each against its own app server, SQLite file, ports and
+# Playwright folder, so neither sees the other's users, assignments or jobs. Half A is a fixed list,
+# half B every other spec (a new spec lands in B). The split is by the specs' measured durations
+# (.test-reports/playwright*.json of a CI run): ~130 s of tests each.
+E2E_A=(blindness windowed inspector cases symptoms wide-and-media import release timeline-timing)
+e2e_a_files=(); for n in "${E2E_A[@]}"; do e2e_a_files+=("e2e/$n.spec.ts"); done
+e2e_b_files=(); for f in e2e/*.spec.ts; do [[ " ${e2e_a_files[*]} " == *" $f "* ]] || e2e_b_files+=("$f"); done
+e2e_a() { PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright.json npx playwright test "${e2e_a_files[@]}" --reporter=list,json; }
+e2e_b() {
+  E2E_DATABASE_URL=file:./data/e2e-b.db E2E_PORT=3230 E2E_LLM_PORT=3295 E2E_TOOL_PORT=3296 E2E_OUTPUT_DIR=test-results-b \
+    PLAYWRIGHT_JSON_OUTPUT_NAME=.test-reports/playwright-b.json npx playwright test "${e2e_b_files[@]}" --reporter=list,json
+}
+step "e2e (Playwright, Debian chromium, real app, real SQLite database): ${#e2e_a_files[@]} + ${#e2e_b_files[@]} spec files side by side"
+bg "e2e, half A" e2e_a
+bg "e2e, half B" e2e_b
+finish "e2e, half A" "e2e, half B"
 
 node -e '
 const fs = require("fs");
@@ -82,7 +96,7 @@ for (const f of [".test-reports/vitest.json", ".test-reports/vitest-pg.json"]) {
   const r = JSON.parse(fs.readFileSync(f, "utf8"));
   passed += r.numPassedTests; failed += r.numFailedTests; skipped += r.numPendingTests + (r.numTodoTests || 0);
 }
-for (const f of [".test-reports/playwright.json", ".test-reports/playwright-pg.json"]) {
+for (const f of [".test-reports/playwright.json", ".test-reports/playwright-b.json", ".test-reports/playwright-pg.json"]) {
   const p = JSON.parse(fs.readFileSync(f, "utf8")).stats;
   passed += p.expected; failed += p.unexpected + p.flaky; skipped += p.skipped;
 }
