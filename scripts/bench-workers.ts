@@ -15,7 +15,7 @@
  * (default "1,2,3"). BENCH_SMOKE=1: 1 case × 3 methods. One JSON line `{"bench":"workers",...}`. Called by
  * scripts/bench.ts (BENCH_WORKERS=0 skips it).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,27 +29,12 @@ import { importPaths } from "../lib/services/import-files";
 import { buildCalibratedMas, REPO_ROOT } from "../lib/testing/calibrated/fast-mas";
 import { recordCalibratedFailures } from "../lib/testing/calibrated/record";
 import { startCalibratedWorld } from "../lib/testing/calibrated/world";
+import { spawnWorkerProcess } from "../lib/testing/worker-process";
 
 /** scripts/worker.ts (experiment attempts only) as a child process; resolves once it has started. */
-function spawnWorker(url: string, id: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "scripts/worker.ts"], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, DATABASE_URL: url, SYMTRACE_WORKER_ID: id, SYMTRACE_WORKER_KIND: "experiment-attempt", SYMTRACE_WORKER_POLL_MS: "100", SYMTRACE_OTLP_ASSEMBLER: "0", SYMTRACE_QUIET: "1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      if (/experiment worker .* started/.test(err)) {
-        clearInterval(t);
-        resolve(child);
-      } else if (child.exitCode !== null) {
-        clearInterval(t);
-        reject(new Error(`worker ${id} exited: ${err.slice(-1000)}`));
-      }
-    }, 50);
-  });
+async function spawnWorker(url: string, id: string): Promise<ChildProcess> {
+  const env = { DATABASE_URL: url, SYMTRACE_WORKER_ID: id, SYMTRACE_WORKER_KIND: "experiment-attempt", SYMTRACE_WORKER_POLL_MS: "100", SYMTRACE_OTLP_ASSEMBLER: "0", SYMTRACE_QUIET: "1" };
+  return (await spawnWorkerProcess({ env, ready: [/experiment worker .* started/] })).child;
 }
 
 /** A fresh database for one run: a SQLite file in `dir`, or a new PostgreSQL database beside `base`. */

@@ -3,8 +3,7 @@
  * (./experiment-fake-methods.ts: no MAS, no network). SQLite by default; PostgreSQL (pg-boss)
  * when TEST_DATABASE_URL is set.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import path from "node:path";
+import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { syntheticBundle } from "../bundle";
 import { openDb, type Db, type DbHandle } from "../db/client";
@@ -17,9 +16,10 @@ import type { AttemptContext, ExperimentSettings } from "../services/experiments
 import { attemptBundleId, attemptSeed, enqueueExperiment } from "./kinds/experiment-attempt";
 import { createWorker } from "./kinds";
 import { unitFromSeed } from "./experiment-fake-methods";
+import { waitFor as waitForCondition } from "../testing/wait-for";
+import { spawnWorkerProcess } from "../testing/worker-process";
 
 const PG = !!process.env.TEST_DATABASE_URL;
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let h: DbHandle;
 const caseIds: string[] = [];
 const children: ChildProcess[] = [];
@@ -49,15 +49,8 @@ afterAll(async () => {
   await h?.db.$disconnect();
 });
 
-async function waitFor<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** experiments.test.ts's default wait: 30_000 ms, probing every 100 ms. */
+const waitFor = <T,>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 30_000, everyMs = 100) => waitForCondition(what, f, timeoutMs, everyMs);
 const finalExperiment = (id: string, timeoutMs = 30_000) =>
   waitFor<ExperimentView>("the experiment to end", async () => {
     const e = await getExperiment(h.db, id);
@@ -88,36 +81,16 @@ function checkExactlyOnce(rows: ExperimentAttemptView[], methods: string[], case
 
 /** scripts/worker.ts (experiment attempts only) with fake methods injected by the test harness (lib/testing/fake-worker.ts) as a child process. */
 function spawnWorker(id: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "lib/testing/fake-worker.ts"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: h.url,
-      SYMTRACE_WORKER_ID: id,
-      SYMTRACE_WORKER_KIND: "experiment",
-      SYMTRACE_FAKE_STEP_MS: "100",
-      SYMTRACE_FAKE_STEPS: "4",
-      SYMTRACE_WORKER_LEASE_MS: "1500",
-      SYMTRACE_WORKER_POLL_MS: "100",
-      SYMTRACE_WORKER_CONCURRENCY: "2",
-      ...env,
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      if (/experiment worker .* started/.test(err)) {
-        clearInterval(t);
-        resolve({ child, stderr: () => err });
-      } else if (child.exitCode !== null) {
-        clearInterval(t);
-        reject(new Error("worker exited: " + err));
-      }
-    }, 50);
-  });
+  return spawnWorkerProcess({ script: "lib/testing/fake-worker.ts", env: { DATABASE_URL: h.url,
+    SYMTRACE_WORKER_ID: id,
+    SYMTRACE_WORKER_KIND: "experiment",
+    SYMTRACE_FAKE_STEP_MS: "100",
+    SYMTRACE_FAKE_STEPS: "4",
+    SYMTRACE_WORKER_LEASE_MS: "1500",
+    SYMTRACE_WORKER_POLL_MS: "100",
+    SYMTRACE_WORKER_CONCURRENCY: "2",
+    ...env,
+  }, ready: [/experiment worker .* started/], track: children });
 }
 
 /** Attempt ids a worker's stderr says it recorded. */

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -12,9 +12,10 @@ import { closeBoss, enqueueJobs } from "./backends";
 import { fakeExecutor } from "./fake-executor";
 import { JobWorker, type JobKind } from "./job-worker";
 import { createWorker } from "./kinds";
+import { waitFor as waitForCondition } from "../testing/wait-for";
+import { spawnWorkerProcess } from "../testing/worker-process";
 
 const PG = !!process.env.TEST_DATABASE_URL;
-const ROOT = path.resolve(import.meta.dirname, "../..");
 const ENDPOINT = { upstream: null, model: null, toolUpstream: null };
 
 let h: DbHandle;
@@ -38,15 +39,8 @@ afterAll(async () => {
 const queue = async (count: number) =>
   (await createReplayRuns(h.db, { sourceCaseId: caseId, targetNodeId: target, guidance: "try again", count, endpoint: ENDPOINT })).runs.map((r) => r.id);
 
-async function waitFor<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, everyMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** jobs.test.ts's default wait: 20_000 ms, probing every 50 ms. */
+const waitFor = <T,>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 20_000, everyMs = 50) => waitForCondition(what, f, timeoutMs, everyMs);
 const runIs = (id: string, ...statuses: string[]) => async () => {
   const r = await getRun(h.db, id);
   return r && statuses.includes(r.status) ? r : null;
@@ -58,25 +52,7 @@ const runIs = (id: string, ...statuses: string[]) => async () => {
  * with the fake replay executor SYMTRACE_WORKER_FAKE_EXECUTOR names), or `script`.
  */
 function spawnWorker(env: Record<string, string>, script = "lib/testing/fake-worker.ts"): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", script], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: h.url, SYMTRACE_WORKER_HEARTBEAT_MS: "200", SYMTRACE_WORKER_STALE_MS: "30000", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      if (/replay worker .* started/.test(err)) {
-        clearInterval(t);
-        resolve({ child, stderr: () => err });
-      } else if (child.exitCode !== null) {
-        clearInterval(t);
-        reject(new Error("worker exited: " + err));
-      }
-    }, 50);
-  });
+  return spawnWorkerProcess({ script: script, env: { DATABASE_URL: h.url, SYMTRACE_WORKER_HEARTBEAT_MS: "200", SYMTRACE_WORKER_STALE_MS: "30000", ...env }, ready: [/replay worker .* started/], track: children });
 }
 
 describe(`lib/jobs replay workers (${PG ? "PostgreSQL" : "SQLite"})`, () => {

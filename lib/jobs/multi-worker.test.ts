@@ -7,7 +7,7 @@
  * is recorded exactly once, the killed worker's attempt and search are taken over (claims 2), and
  * every search iteration is saved exactly once. PostgreSQL only (TEST_DATABASE_URL).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -27,9 +27,10 @@ import type { ScriptedOpenAI } from "../testing/scripted-openai";
 import { closeBoss, enqueueJobs } from "./backends";
 import type { ExperimentSettings } from "../services/experiments/methods/types";
 import { enqueueExperiment } from "./kinds/experiment-attempt";
+import { waitFor as waitForCondition } from "../testing/wait-for";
+import { spawnWorkerProcess } from "../testing/worker-process";
 
 const PG = !!process.env.TEST_DATABASE_URL;
-const ROOT = path.resolve(import.meta.dirname, "../..");
 let h: DbHandle;
 let recordWorld: CalibratedWorld;
 let live: CalibratedWorld;
@@ -63,47 +64,20 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 120_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** multi-worker.test.ts's default wait: 120_000 ms, probing every 100 ms. */
+const waitFor = <T,>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 120_000, everyMs = 100) => waitForCondition(what, f, timeoutMs, everyMs);
 
 /** The worker process (test harness: fake experiment methods injected), attempts and searches. */
 function spawnWorker(id: string): Promise<{ id: string; child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "lib/testing/fake-worker.ts"], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      DATABASE_URL: h.url,
-      SYMTRACE_WORKER_ID: id,
-      SYMTRACE_WORKER_KIND: "experiment-attempt,repair-search",
-      SYMTRACE_FAKE_STEP_MS: "150",
-      SYMTRACE_FAKE_STEPS: "4",
-      SYMTRACE_WORKER_LEASE_MS: "3000",
-      SYMTRACE_WORKER_POLL_MS: "100",
-      SYMTRACE_OTLP_ASSEMBLER: "0",
-    },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      if (/experiment worker .* started/.test(err) && /repair-search worker .* started/.test(err)) {
-        clearInterval(t);
-        resolve({ id, child, stderr: () => err });
-      } else if (child.exitCode !== null) {
-        clearInterval(t);
-        reject(new Error("worker exited: " + err));
-      }
-    }, 50);
-  });
+  return spawnWorkerProcess({ script: "lib/testing/fake-worker.ts", env: { DATABASE_URL: h.url,
+    SYMTRACE_WORKER_ID: id,
+    SYMTRACE_WORKER_KIND: "experiment-attempt,repair-search",
+    SYMTRACE_FAKE_STEP_MS: "150",
+    SYMTRACE_FAKE_STEPS: "4",
+    SYMTRACE_WORKER_LEASE_MS: "3000",
+    SYMTRACE_WORKER_POLL_MS: "100",
+    SYMTRACE_OTLP_ASSEMBLER: "0",
+  }, ready: [/experiment worker .* started/, /repair-search worker .* started/], track: children }).then((w) => ({ id, ...w }));
 }
 
 /** Attempt ids a worker's stderr says it recorded. */

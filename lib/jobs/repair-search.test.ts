@@ -5,7 +5,7 @@
  * the ground-truth evaluator is scripts/calibrated-evaluator.mjs. SQLite by default (worker
  * processes poll the file); PostgreSQL (pg-boss) when TEST_DATABASE_URL is set.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -25,6 +25,8 @@ import { closeBoss, enqueueJobs } from "./backends";
 import { createWorker } from "./kinds";
 import { searchNodeBundleId } from "./kinds/repair-search";
 import { repairSearchJobCommand } from "../../cli/repair-search-jobs";
+import { waitFor as waitForCondition } from "../testing/wait-for";
+import { spawnWorkerProcess } from "../testing/worker-process";
 
 const PG = !!process.env.TEST_DATABASE_URL;
 const ROOT = path.resolve(import.meta.dirname, "../..");
@@ -79,15 +81,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-async function waitFor<T>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** repair-search.test.ts's default wait: 60_000 ms, probing every 100 ms. */
+const waitFor = <T,>(what: string, f: () => Promise<T | null | undefined | false>, timeoutMs = 60_000, everyMs = 100) => waitForCondition(what, f, timeoutMs, everyMs);
 const finalSearch = (id: string, timeoutMs = 120_000) =>
   waitFor<RepairSearchView>("the search to end", async () => {
     const v = await getRepairSearch(h.db, id);
@@ -96,25 +91,7 @@ const finalSearch = (id: string, timeoutMs = 120_000) =>
 
 /** scripts/worker.ts (repair searches only) as a child process. */
 function spawnWorker(id: string, env: Record<string, string> = {}): Promise<{ child: ChildProcess; stderr: () => string }> {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", "--experimental-wasm-modules", "--import", "tsx", "scripts/worker.ts"], {
-    cwd: ROOT,
-    env: { ...process.env, DATABASE_URL: h.url, SYMTRACE_WORKER_ID: id, SYMTRACE_WORKER_KIND: "repair-search", SYMTRACE_WORKER_LEASE_MS: "3000", SYMTRACE_WORKER_POLL_MS: "100", SYMTRACE_OTLP_ASSEMBLER: "0", ...env },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.push(child);
-  let err = "";
-  child.stderr?.on("data", (d: Buffer) => (err += d.toString()));
-  return new Promise((resolve, reject) => {
-    const t = setInterval(() => {
-      if (/repair-search worker .* started/.test(err)) {
-        clearInterval(t);
-        resolve({ child, stderr: () => err });
-      } else if (child.exitCode !== null) {
-        clearInterval(t);
-        reject(new Error("worker exited: " + err));
-      }
-    }, 50);
-  });
+  return spawnWorkerProcess({ script: "scripts/worker.ts", env: { DATABASE_URL: h.url, SYMTRACE_WORKER_ID: id, SYMTRACE_WORKER_KIND: "repair-search", SYMTRACE_WORKER_LEASE_MS: "3000", SYMTRACE_WORKER_POLL_MS: "100", SYMTRACE_OTLP_ASSEMBLER: "0", ...env }, ready: [/repair-search worker .* started/], track: children });
 }
 
 /** Iteration numbers a worker's stderr says it ran and saved for one search. */
