@@ -4,6 +4,7 @@
  * finalOf), and the environment of a MAS behind the recording/replay proxy (masEnv).
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { BoundaryProxy } from "../../../proxy";
 import { runnerEnv, type RegisteredRunner } from "../runners";
@@ -38,6 +39,7 @@ export function runMasProcess(command: string[], env: Record<string, string>, op
   let out = "";
   let errTail = "";
   const done = new Promise<MasRunResult>((resolve) => {
+    const t0 = performance.timeOrigin + performance.now();
     try {
       child = spawn(command[0], command.slice(1), { env: (opts.inheritEnv === false ? env : { ...process.env, ...env }) as NodeJS.ProcessEnv, cwd: opts.cwd, stdio: ["ignore", "pipe", "pipe"], detached: true });
     } catch (e) {
@@ -50,6 +52,9 @@ export function runMasProcess(command: string[], env: Record<string, string>, op
       errTail = (errTail + c.toString("utf8")).slice(-STDERR_TAIL);
     });
     child.once("error", (e) => resolve({ exitCode: null, signal: null, final: undefined, spawnError: e.message, stderrTail: errTail }));
+    // Benchmark hook, as in ./spawn-helper-child.mjs: the process's lifetime as its parent sees it.
+    const timing = env.SYMTRACE_PROCESS_TIMING_FILE ?? (opts.inheritEnv === false ? undefined : process.env.SYMTRACE_PROCESS_TIMING_FILE);
+    if (timing) child.once("exit", () => appendFileSync(timing, `${(performance.timeOrigin + performance.now() - t0).toFixed(1)} ${t0.toFixed(1)}\n`));
     child.once("close", (code, signal) => resolve({ exitCode: code, signal, final: finalOf(out), spawnError: null, stderrTail: errTail }));
   });
   const signalGroup = (sig: NodeJS.Signals) => {

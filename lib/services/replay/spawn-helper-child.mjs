@@ -4,7 +4,11 @@
 // stdin, events leave as JSON lines on stdout. Plain JavaScript, no imports beyond Node's own: it
 // starts in a few tens of milliseconds and stays small. Exits when its stdin closes (the runner is
 // gone); the children it started live on in their own process groups, as they would have.
+// Benchmark hook: when a child's environment has SYMTRACE_PROCESS_TIMING_FILE, one line
+// "<lifetime ms> <spawn epoch ms>" is appended there when the child exits (spawn -> exit as its
+// parent sees it: what `time <command>` would report, the process's start-up and teardown included).
 import { spawn } from "node:child_process";
+import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 
 const children = new Map();
@@ -19,6 +23,7 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   }
   if (m.op === "spawn") {
     let child;
+    const t0 = performance.timeOrigin + performance.now();
     try {
       child = spawn(m.file, m.args, { env: m.env, cwd: m.cwd ?? undefined, stdio: ["ignore", "pipe", "pipe"], detached: true });
     } catch (e) {
@@ -33,6 +38,8 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     child.stdout.on("data", (d) => send({ ev: "out", id: m.id, d }));
     child.stderr.on("data", (d) => send({ ev: "err", id: m.id, d }));
     child.once("error", (e) => send({ ev: "error", id: m.id, message: e.message }));
+    const timing = m.env?.SYMTRACE_PROCESS_TIMING_FILE;
+    if (timing) child.once("exit", () => appendFileSync(timing, `${(performance.timeOrigin + performance.now() - t0).toFixed(1)} ${t0.toFixed(1)}\n`));
     child.once("close", (code, signal) => {
       children.delete(m.id);
       send({ ev: "close", id: m.id, code, signal });

@@ -42,6 +42,29 @@ describe("spawn helper", () => {
     expect(viaHelper).toEqual(direct);
   });
 
+  it("benchmark hook: with SYMTRACE_PROCESS_TIMING_FILE in the child's environment, its lifetime spawn -> exit is appended, through the helper and directly", async () => {
+    for (const helper of ["1", "0"]) {
+      const file = path.join(dir, `process-times-${helper}.txt`);
+      process.env.SYMTRACE_SPAWN_HELPER = helper;
+      const before = Date.now();
+      try {
+        const r = await runMasProcess([process.execPath, "-e", "setTimeout(() => {}, 300)"], { SYMTRACE_PROCESS_TIMING_FILE: file }).done;
+        expect(r.exitCode).toBe(0);
+      } finally {
+        delete process.env.SYMTRACE_SPAWN_HELPER;
+      }
+      const after = Date.now();
+      const { readFileSync } = await import("node:fs");
+      const lines = readFileSync(file, "utf8").trim().split("\n");
+      expect(lines, `helper=${helper}`).toHaveLength(1);
+      const [ms, start] = lines[0].split(" ").map(Number);
+      // the child sleeps 300 ms; spawned after `before`, gone before `after`
+      expect(ms).toBeGreaterThanOrEqual(300);
+      expect(start).toBeGreaterThanOrEqual(before - 1);
+      expect(start + ms).toBeLessThanOrEqual(after + 1);
+    }
+  });
+
   it("stop reaches the child's whole process group, even right after the start", async () => {
     const pidFile = path.join(dir, "grandchild.pid");
     const p = runMasProcess(["sh", "-c", `sleep 30 & echo $! > ${pidFile}; wait`], {});
