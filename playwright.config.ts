@@ -19,6 +19,10 @@ export default defineConfig({
   retries: 0,
   workers: 1,
   timeout: 60_000,
+  // Web-first assertions wait up to 15 s (Playwright's default is 5 s): npm test runs the e2e in two
+  // halves side by side on a 2-core machine, and a CI machine may be loaded besides. A passing
+  // assertion returns as soon as it holds, so this costs nothing when the app is fast.
+  expect: { timeout: 15_000 },
   reporter: [["list"]],
   // A second run beside this one (npm test's PostgreSQL e2e) gets its own folder: each run empties its own.
   outputDir: process.env.E2E_OUTPUT_DIR ?? "test-results",
