@@ -32,6 +32,11 @@ test("an annotator's proposed correction reaches the adjudicator, the final and 
   await panel.getByLabel("Rationale").fill("Reloads the same page after the coordinate query failed.");
   await panel.getByLabel("Proposed correction").fill(FIX);
   await expect(panel.getByTestId("save-status")).toContainText("saved", { timeout: 10_000 });
+  // The draft saves itself after a pause, and the status above may still be the previous field's
+  // "saved" while the correction's save is pending (a reload then drops it; seen once under load):
+  // wait until the server holds the correction.
+  const mine = async () => ((await (await page.request.get(`/api/cases/${encodeURIComponent(b.id)}/annotations/mine?kind=initial`)).json()) as { annotation: { correction?: string | null } | null }).annotation?.correction;
+  await expect.poll(mine, { timeout: 15_000 }).toBe(FIX);
   await page.reload();
   await page.getByRole("tab", { name: "Annotate" }).click();
   await expect(page.getByTestId("annotate-panel").getByLabel("Proposed correction")).toHaveValue(FIX);
