@@ -16,10 +16,15 @@
  * chat|responses|anthropic (else SYMTRACE_ATTRIBUTION_UPSTREAM / _MODEL / _PROTOCOL, falling back
  * to SYMTRACE_JUDGE_*; protocol default chat).
  *
+ * `symtrace detect --eval --attribution --cancel --run NAME` cancels a run (lib/db
+ * cancelAttributionRun: no job is claimed any more, running ones finish, queued ones wait for the
+ * next start of the run); prints {source:"attribution", run, cancelled, status, progress}; exit 0
+ * when it cancelled it or it was already stopped, 1 when there is no such run.
+ *
  * Prints one JSON object {source:"attribution", run, endpoint, cases, rows, text, jobs, spent, …};
  * exit 0, 1 on bad input, no endpoint for an LLM method or a run of that name made with another
- * model/protocol/seed, 2 on bad usage, 3 when the budget stopped the run (rerun with a larger
- * budget to resume).
+ * model/protocol/seed, or when a user cancelled the run while it ran here (rerun to resume), 2 on
+ * bad usage, 3 when the budget stopped the run (rerun with a larger budget to resume).
  */
 import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -27,7 +32,7 @@ import { ATTRIBUTOR_NAMES, ATTRIBUTORS, tableCsv, type AttributorName } from "..
 import type { Result } from "./detect";
 
 export const ATTRIBUTION_USAGE =
-  "symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run NAME] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M] [--protocol chat|responses|anthropic]";
+  "symtrace detect --eval --attribution --cancel --run NAME | symtrace detect --eval --attribution --dir <file-or-dir>... [--methods random,last,rules,rules+judge,all-at-once,step-by-step,binary-search] [--ground-truth with|without|both] [--run NAME] [--max-calls N] [--max-tokens N] [--concurrency N] [--seed S] [--csv <file>] [--background] [--upstream <url>] [--model M] [--protocol chat|responses|anthropic]";
 
 const fail = (code: number, message: string, p = "$"): Result => ({ code, output: { ok: false, errors: [{ path: p, message }] } });
 const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run", "--max-calls", "--max-tokens", "--concurrency", "--seed", "--csv", "--upstream", "--model", "--protocol"]);
@@ -36,6 +41,7 @@ const VALUED = new Set(["--dir", "--methods", "--ground-truth", "--run", "--max-
 export async function attributionCommand(argv: string[]): Promise<Result> {
   const background = argv.includes("--background");
   if (background) argv = argv.filter((a) => a !== "--background");
+  if (argv.includes("--cancel")) return cancelCommand(argv.filter((a) => a !== "--cancel"), background);
   const dirs: string[] = [];
   const v: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
@@ -106,7 +112,7 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
     const csv = v["--csv"] ? path.resolve(v["--csv"]) : null;
     if (csv) writeFileSync(csv, tableCsv(report.rows));
     return {
-      code: report.budgetStopped ? 3 : 0,
+      code: report.budgetStopped ? 3 : report.cancelled ? 1 : 0,
       output: {
         source: "attribution",
         run: report.run.name,
@@ -119,6 +125,7 @@ export async function attributionCommand(argv: string[]): Promise<Result> {
         budget: report.run.budget,
         cache: llm ? llm.stats : null,
         budgetStopped: report.budgetStopped,
+        cancelled: report.cancelled,
         rows: report.rows,
         text: report.text,
         note: report.note,
@@ -175,6 +182,26 @@ export async function annotateCommand(argv: string[]): Promise<Result> {
     return { code: 0, output: run };
   } catch (e) {
     return fail(1, (e as Error).message);
+  } finally {
+    await handle.db.$disconnect();
+  }
+}
+
+/** `--cancel --run NAME`: cancel the run (nothing else may be given). */
+async function cancelCommand(argv: string[], background: boolean): Promise<Result> {
+  if (background || argv.length !== 2 || argv[0] !== "--run" || argv[1].startsWith("--")) return fail(2, `--cancel takes only --run NAME; usage: ${ATTRIBUTION_USAGE}`);
+  const { ATTRIBUTION_RUN_NAME, AttributionRunError, cancelAttributionRun } = await import("../lib/db/attribution-runs");
+  if (!ATTRIBUTION_RUN_NAME.test(argv[1])) return fail(2, `--run must be 1–200 letters, digits, . _ -; got ${JSON.stringify(argv[1])}`, "--run");
+  const { openDb } = await import("../lib/db");
+  const { migrate } = await import("../lib/db/migrate");
+  const handle = openDb();
+  try {
+    await migrate(handle.url);
+    const r = await cancelAttributionRun(handle.db, argv[1]);
+    return { code: 0, output: { source: "attribution", run: r.run.name, cancelled: r.cancelled, status: r.run.status, progress: r.run.progress } };
+  } catch (e) {
+    if (e instanceof AttributionRunError) return fail(1, e.message, "--run");
+    throw e;
   } finally {
     await handle.db.$disconnect();
   }

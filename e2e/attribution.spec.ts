@@ -7,7 +7,8 @@
  * page's New run form (random, last, rules on the first two Hand-Crafted cases the server ships;
  * the form also offers the seeded Who&When cases of the database, counted per subset),
  * sees it finish by the embedded worker without reloading and its table; the POST route's
- * refusals name the field; an annotator has neither the page (form) nor the POST (403).
+ * refusals name the field; Cancel stops a running run and Resume continues it; an annotator has
+ * neither the page (form) nor the POST (403).
  * Baselines only: the e2e server configures no model endpoint, so the LLM attributors are
  * offered disabled with the reason.
  */
@@ -145,6 +146,39 @@ test("attribution: a researcher starts a baseline run from the New run form; the
   expect(resume.status()).toBe(409);
   expect(((await resume.json()) as { at: string }).at).toBe("name");
   expect((await post({ action: "resume", name: "no-such-run" })).status()).toBe(404);
+});
+
+test("attribution: Cancel stops a running run (its queued jobs shown not run), Resume hands them to the embedded worker, which finishes it", async ({ page }) => {
+  const files = ["3.json", "4.json"].map((f) => path.join(HC, f));
+  const cases = files.map((f) => attributionCaseFromBundle(importText(readFileSync(f, "utf8"), f).cases[0].bundle));
+  const name = `e2e-cancel-${randomUUID().slice(0, 8)}`;
+  // Reserved for a runner that does not exist (as a foreground CLI reserves its run): the app's
+  // workers leave its jobs queued, so it is still running when the page is opened.
+  await startAttributionRun(getDb(), { name, model: null, upstream: null, protocol: "chat", seed: 20260512, plan: [{ attributor: "last", groundTruth: "n/a" }], dirs: [HC], cases, budget: { maxCalls: null, maxTokens: null }, runner: "e2e-absent-runner" });
+  const researcher = await createUser(["researcher"]);
+  await signIn(page, researcher);
+  await page.goto(`/experiments/attribution?run=${name}`);
+  await expect(page.getByTestId("attribution-progress")).toHaveText("0 of 2 jobs finished");
+  await expect(page.getByTestId("resume-attribution")).toHaveCount(0);
+  page.once("dialog", (d) => void d.accept());
+  await page.getByTestId("cancel-attribution-button").click();
+  await expect(page.getByTestId("resume-attribution")).toContainText("Cancelled: 2 job(s) not run.");
+  await expect(page.getByTestId("cancel-attribution-button")).toHaveCount(0);
+  await expect(page.getByTestId("attribution-runs")).toContainText(`${name} (0/2, cancelled)`);
+  const t = (await (await page.request.get(`/api/experiments/attribution?run=${name}`)).json()) as { run: { status: string } };
+  expect(t.run.status).toBe("cancelled");
+  // Resume from the page: the run is left to any worker now; the embedded one runs both jobs.
+  await page.getByTestId("resume-attribution-button").click();
+  await expect(page.getByTestId("attribution-progress")).toHaveText("2 of 2 jobs finished", { timeout: 60_000 });
+  // finished by the job that left nothing queued: a reload shows it (the page stops following at 2 of 2)
+  await expect
+    .poll(async () => {
+      await page.reload();
+      return page.getByTestId("attribution-runs").textContent();
+    })
+    .toContain(`${name} (2/2, finished)`);
+  const audit = await getDb().auditEvent.findMany({ where: { entityType: "attribution-run", actorId: researcher.id }, orderBy: { at: "asc" }, select: { action: true } });
+  expect(audit.map((a) => a.action)).toEqual(["attribution.cancel", "attribution.resume"]);
 });
 
 test("attribution: an annotator has neither the page with its form nor the POST route (403)", async ({ page }) => {

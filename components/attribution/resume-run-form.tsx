@@ -1,6 +1,6 @@
 "use client";
 /**
- * "Resume" of an attribution run stopped at its budget (or with failed jobs): the same run with new
+ * "Resume" of an attribution run stopped at its budget, cancelled, or with failed jobs: the same run with new
  * caps — prefilled with twice the old ones (empty: no cap) — posted as {action: "resume", name,
  * maxCalls, maxTokens} to /api/experiments/attribution; the page then follows the workers.
  */
@@ -32,7 +32,7 @@ export function ResumeAttributionRunForm({ name, budget, spent, reason }: { name
   return (
     <div className="flex flex-col gap-2 rounded border border-amber-200 bg-amber-50 p-3" data-testid="resume-attribution">
       <p className="text-xs text-slate-700">
-        {reason} Spent so far: {spent.httpCalls} calls, {spent.tokens} tokens. Resume the same run with a larger budget (done jobs are kept, failed ones retried):
+        {reason} Spent so far: {spent.httpCalls} calls, {spent.tokens} tokens. Resume the same run with these caps (done jobs are kept, failed ones retried, queued ones run):
       </p>
       <div className="flex flex-wrap items-end gap-3 text-xs text-slate-600">
         <label className="flex flex-col">

@@ -11,6 +11,10 @@
  *   run:  running ──budget reached (finish)──▶ budget-exhausted (queued jobs stay queued: "not run")
  *           │ no job queued or running ──▶ finished (seen by the CLI's wait and the workers' sweep);
  *           │ a rerun sets the budget again ──▶ running
+ *           │ cancel (a user: the page's Cancel, `--cancel`) ──▶ cancelled (running or budget-exhausted
+ *           │   only): no job is claimed any more; jobs already running finish and are recorded;
+ *           │   queued jobs stay queued ("not run: cancelled"); a cancelled run is never finished by
+ *           │   the sweep; a rerun (Resume, the CLI again) ──▶ running, its queued jobs run then
  *
  * Budget: the run's HTTP calls and tokens (`spentCalls` / `spentTokens`, added by each finished job
  * before its result is recorded) against `maxCalls` / `maxTokens`; once reached, no job of
@@ -28,7 +32,7 @@ import { claimLease, closeExpired, listClaimable, listClaimableRows, listExpired
 
 export const ATTRIBUTION_JOB_STATUSES = ["queued", "running", "done", "error"] as const;
 export type AttributionJobStatus = (typeof ATTRIBUTION_JOB_STATUSES)[number];
-export const ATTRIBUTION_RUN_STATUSES = ["running", "finished", "budget-exhausted"] as const;
+export const ATTRIBUTION_RUN_STATUSES = ["running", "finished", "budget-exhausted", "cancelled"] as const;
 export type AttributionRunStatus = (typeof ATTRIBUTION_RUN_STATUSES)[number];
 /** A job whose worker died this many times is recorded as an error instead of being taken over again. */
 export const MAX_ATTRIBUTION_JOB_CLAIMS = 3;
@@ -229,8 +233,27 @@ export async function attributionRunResults(db: Db, runId: string): Promise<Case
     if (j.resultJson) return JSON.parse(j.resultJson) as CaseResult;
     const base = { attributor: j.attributor as AttributorName, groundTruth: j.groundTruth as GroundTruthSetting, caseId: j.runCase.caseId, subset: j.runCase.subset as Subset, reference: JSON.parse(j.runCase.referenceJson) as CaseResult["reference"] };
     if (j.status === "error") return { ...base, status: "error", attribution: null, error: j.error ?? "error" };
-    return { ...base, status: "not-run", attribution: null, error: j.status === "running" ? "running" : run.status === "budget-exhausted" ? "budget reached" : "queued" };
+    return { ...base, status: "not-run", attribution: null, error: j.status === "running" ? "running" : run.status === "budget-exhausted" ? "budget reached" : run.status === "cancelled" ? "cancelled" : "queued" };
   });
+}
+
+/**
+ * Cancel the run `name` (a user's stop: the page's Cancel, `symtrace detect --eval --attribution
+ * --cancel`): running or budget-exhausted → cancelled, one conditional update, audited
+ * ("attribution.cancel"). No job of it is claimed any more (the claim requires status running);
+ * jobs already running finish and are recorded (at most the workers' concurrency); queued jobs stay
+ * queued and are run by a later start of the run (Resume), which sets it running again.
+ * @returns the run after the call and whether this call cancelled it (false: it was already finished or cancelled)
+ * @throws AttributionRunError not-found (`at` "name") when there is no run of that name
+ */
+export async function cancelAttributionRun(db: Db, name: string, o: { actorId?: string | null } = {}): Promise<{ run: AttributionRunView; cancelled: boolean }> {
+  const run = await getAttributionRun(db, name);
+  if (!run) throw new AttributionRunError("not-found", `no attribution run named ${JSON.stringify(name)}`, "name");
+  const u = await db.attributionRun.updateMany({ where: { id: run.id, status: { in: ["running", "budget-exhausted"] } }, data: { status: "cancelled" } });
+  if (u.count === 1) {
+    await db.auditEvent.create({ data: { actorId: o.actorId ?? null, action: "attribution.cancel", entityType: "attribution-run", entityId: run.id, dataJson: JSON.stringify({ name: run.name, was: run.status, progress: run.progress }) } });
+  }
+  return { run: (await getAttributionRunById(db, run.id))!, cancelled: u.count === 1 };
 }
 
 // ------------------------------------------------------------------ claim / lease / finish

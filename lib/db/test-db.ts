@@ -103,7 +103,7 @@ async function migratedSqliteTemplate(): Promise<string> {
  * One fresh test database for the whole test file (vitest hooks): `h.db` is its client once the
  * file's tests run; it is disconnected after them.
  */
-export function testDbPerFile(): { readonly db: DbHandle["db"] } {
+export function testDbPerFile(): { readonly db: DbHandle["db"]; readonly url: string } {
   let handle: DbHandle | null = null;
   beforeAll(async () => {
     handle = await freshTestDb();
@@ -115,6 +115,11 @@ export function testDbPerFile(): { readonly db: DbHandle["db"] } {
     get db() {
       if (!handle) throw new Error("testDbPerFile: the database is open only inside the file's tests");
       return handle.db;
+    },
+    /** Its connection string (for a worker process, pg-boss). */
+    get url() {
+      if (!handle) throw new Error("testDbPerFile: the database is open only inside the file's tests");
+      return handle.url;
     },
   };
 }

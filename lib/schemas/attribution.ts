@@ -1,5 +1,5 @@
 /**
- * Zod schema of POST /api/experiments/attribution (the attribution page's New run and Resume).
+ * Zod schema of POST /api/experiments/attribution (the attribution page's New run, Resume and Cancel).
  * No field names a path, a command or an endpoint: cases are chosen by subset of the dataset the
  * server ships, the model endpoint is the server's.
  */
@@ -38,7 +38,14 @@ export const resumeAttributionSchema = z.object({
   maxTokens: cap,
 });
 
-export const attributionPostSchema = z.discriminatedUnion("action", [startAttributionSchema, resumeAttributionSchema]);
+/** Cancel a run: no job of it starts any more; running ones finish; Resume continues it. */
+export const cancelAttributionSchema = z.object({
+  action: z.literal("cancel"),
+  name: runName,
+});
+
+export const attributionPostSchema = z.discriminatedUnion("action", [startAttributionSchema, resumeAttributionSchema, cancelAttributionSchema]);
 
 export type StartAttributionBody = z.infer<typeof startAttributionSchema>;
 export type ResumeAttributionBody = z.infer<typeof resumeAttributionSchema>;
+export type CancelAttributionBody = z.infer<typeof cancelAttributionSchema>;

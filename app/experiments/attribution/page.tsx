@@ -1,11 +1,12 @@
 import type { Metadata } from "next";
 import { AttributionTable } from "@/components/attribution/attribution-table";
+import { CancelAttributionRunButton } from "@/components/attribution/cancel-run-button";
 import { FollowAttributionRun } from "@/components/attribution/follow-run";
 import { NewAttributionRunForm } from "@/components/attribution/new-run-form";
 import { ResumeAttributionRunForm } from "@/components/attribution/resume-run-form";
 import { LATER_BEST } from "@/lib/attribution";
 import { getDb } from "@/lib/db";
-import { attributionAppOptions, resumeRefusal } from "@/lib/services/attribution/app-start";
+import { attributionAppOptions, canCancel, resumeRefusal } from "@/lib/services/attribution/app-start";
 import { attributionRunTable, listAttributionRuns } from "@/lib/services/attribution/runs";
 import { requireViewer } from "@/lib/session";
 
@@ -15,8 +16,9 @@ export const metadata: Metadata = { title: "Failure attribution" };
 /**
  * Failure attribution on Who&When (issue 24): the runs stored in the database (made by `symtrace
  * detect --eval --attribution` or this page's New run form), the table of one (?run=<name>,
- * default the first by name) with its progress — followed while the workers run it — and Resume
- * for a run stopped at its budget or with failed jobs. Researchers and admins.
+ * default the first by name) with its progress — followed while the workers run it — Cancel for a
+ * running run, and Resume for a run stopped at its budget, cancelled, or with failed jobs.
+ * Researchers and admins.
  */
 export default async function AttributionPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const viewer = await requireViewer("researcher", "admin");
@@ -59,6 +61,7 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
               Download CSV (attribution table)
             </a>
             <FollowAttributionRun active={t.run.progress.running > 0 || (t.run.status === "running" && t.run.progress.queued > 0)} />
+            {canCancel(t.run) ? <CancelAttributionRunButton name={t.name} queued={t.run.progress.queued} /> : null}
           </p>
           {resumeRefusal(t.run) === null ? (
             <div className="mb-3">
@@ -66,7 +69,13 @@ export default async function AttributionPage({ searchParams }: { searchParams: 
                 name={t.name}
                 budget={t.run.budget}
                 spent={t.run.spent}
-                reason={t.run.status === "budget-exhausted" ? `Stopped at its budget: ${t.run.progress.queued} job(s) not run.` : `${t.run.progress.error} job(s) failed.`}
+                reason={
+                  t.run.status === "budget-exhausted"
+                    ? `Stopped at its budget: ${t.run.progress.queued} job(s) not run.`
+                    : t.run.status === "cancelled"
+                      ? `Cancelled: ${t.run.progress.queued} job(s) not run${t.run.progress.error ? `, ${t.run.progress.error} failed` : ""}.`
+                      : `${t.run.progress.error} job(s) failed.`
+                }
               />
             </div>
           ) : null}

@@ -11,7 +11,8 @@
  * the model client (injected, or made from the plan with this process's API key and call cache:
  * lib/services/attribution/llm.ts, so a cached call is never asked again) wrapped to count the
  * HTTP calls and tokens of this job → finishAttributionJob: the CaseResult (done, or error with the
- * endpoint's message) and the spending added to the run's, which stops the run at its budget.
+ * endpoint's message) and the spending added to the run's, which stops the run at its budget; the
+ * job that leaves nothing queued or running finishes the run (completeAttributionRunIfDone).
  * A handler aborted (shutdown, lost lease) records nothing; the job is released or taken over.
  */
 import { ATTRIBUTORS, attributionCaseFromBundle, type AttributionCase, type AttributionLlm, type CaseResult } from "../../attribution";
@@ -21,6 +22,7 @@ import {
   ATTRIBUTION_JOB_LEASE,
   attributionJobClaimer,
   claimAttributionJob,
+  completeAttributionRunIfDone,
   finishAttributionJob,
   getAttributionRunCase,
   getAttributionRunPlan,
@@ -164,6 +166,8 @@ async function runJob(
   await ctx.settle();
   const r = await finishAttributionJob(ctx.db, j, ctx.workerId, result, spent);
   if (!r.recorded) return;
+  // The last job of the run finishes it now (else the next sweep would, up to lease/2 later).
+  await completeAttributionRunIfDone(ctx.db, j.runId);
   ctx.count(result.status);
   if (result.status === "error") ctx.log(`attribution ${j.id} ${j.attributor}/${j.groundTruth}/${c.base.caseId}: ${result.error} [${ctx.workerId}]`);
   if (r.budgetExhausted) ctx.count("budget-exhausted");

@@ -17,7 +17,7 @@ import { urlOfDb } from "../../db/client";
 import { testDbPerFile } from "../../db/test-db";
 import { createWorker } from "../../jobs";
 import { attributionPostSchema } from "../../schemas/attribution";
-import { attributionAppOptions, resumeAttributionFromApp, serverAttributionEndpoint, startAttributionFromApp } from "./app-start";
+import { attributionAppOptions, cancelAttributionFromApp, canCancel, resumeAttributionFromApp, resumeRefusal, serverAttributionEndpoint, startAttributionFromApp } from "./app-start";
 import { attributionRunTable } from "./runs";
 import { whoWhenSources } from "./sources";
 
@@ -157,6 +157,44 @@ describe("attribution runs from the app", () => {
     expect(await getAttributionRun(h.db, "app-budget")).toMatchObject({ spent: { httpCalls: 3, tokens: 36 }, progress: { done: 3, queued: 0 } });
   });
 
+  test("Cancel: a running run stops (audited with the viewer), shows Resume with its queued jobs, and Resume runs them; Cancel is offered only while something can still start", async () => {
+    const r = await startAttributionFromApp(h.db, RESEARCHER, { action: "start", source: "dataset", name: "app-cancel", attributors: ["last"], groundTruth: "both", subsets: ["Hand-Crafted"], limit: 3 }, { env: NO_ENDPOINT, sources });
+    expect(canCancel(r.run)).toBe(true);
+    expect(resumeRefusal(r.run)).toMatch(/is running with no failed job/);
+    const c = await cancelAttributionFromApp(h.db, RESEARCHER, { action: "cancel", name: "app-cancel" });
+    expect(c).toMatchObject({ cancelled: true, run: { status: "cancelled", progress: { total: 3, queued: 3, done: 0 } } });
+    expect(canCancel(c.run)).toBe(false);
+    expect(resumeRefusal(c.run)).toBeNull();
+    const worker = createWorker("attribution", { db: h.db, log: () => {} });
+    expect(await worker.runNext()).toBeNull();
+    expect((await cancelAttributionFromApp(h.db, RESEARCHER, { action: "cancel", name: "app-cancel" })).cancelled).toBe(false);
+    expect(await refusal(cancelAttributionFromApp(h.db, RESEARCHER, { action: "cancel", name: "no-such-run" }))).toEqual({ code: "not-found", at: "name", message: 'no attribution run named "no-such-run"' });
+    const resumed = await resumeAttributionFromApp(h.db, RESEARCHER, { action: "resume", name: "app-cancel" });
+    expect(resumed).toMatchObject({ enqueued: 3, run: { status: "running" } });
+    while (await worker.runNext()) {
+      /* the three queued jobs */
+    }
+    const done = await getAttributionRun(h.db, "app-cancel");
+    expect(done).toMatchObject({ status: "finished", progress: { done: 3, queued: 0 } });
+    expect(canCancel(done!)).toBe(false);
+    expect((await h.db.auditEvent.findMany({ where: { entityId: r.run.id }, orderBy: { at: "asc" }, select: { actorId: true, action: true } })).map((a) => [a.actorId, a.action])).toEqual([
+      [RESEARCHER.id, "attribution.create"],
+      [RESEARCHER.id, "attribution.cancel"],
+      [RESEARCHER.id, "attribution.resume"],
+    ]);
+
+    // The CLI's --cancel (its own connection to this database; audited without an actor).
+    process.env.DATABASE_URL = urlOfDb(h.db)!;
+    const other = await startAttributionFromApp(h.db, RESEARCHER, { action: "start", source: "dataset", name: "cli-cancel", attributors: ["random"], groundTruth: "both", subsets: ["Hand-Crafted"], limit: 2 }, { env: NO_ENDPOINT, sources });
+    expect(await attributionCommand(["--cancel", "--run", "cli-cancel"])).toEqual({ code: 0, output: { source: "attribution", run: "cli-cancel", cancelled: true, status: "cancelled", progress: { total: 2, queued: 2, running: 0, done: 0, error: 0 } } });
+    expect((await attributionCommand(["--cancel", "--run", "cli-cancel"])).output).toMatchObject({ cancelled: false, status: "cancelled" });
+    expect(await attributionCommand(["--cancel", "--run", "no-such-run"])).toEqual({ code: 1, output: { ok: false, errors: [{ path: "--run", message: 'no attribution run named "no-such-run"' }] } });
+    expect((await attributionCommand(["--cancel"])).code).toBe(2);
+    expect((await attributionCommand(["--cancel", "--run", "cli-cancel", "--background"])).code).toBe(2);
+    expect((await attributionCommand(["--cancel", "--run", "../x"])).code).toBe(2);
+    expect(await h.db.auditEvent.findMany({ where: { entityId: other.run.id, action: "attribution.cancel" }, select: { actorId: true } })).toEqual([{ actorId: null }]);
+  });
+
   test("the Who&When cases imported into the database: counted per subset, a run over them as over the same files; closed while the viewer has an open annotator assignment", async () => {
     const files = ["Hand-Crafted/1.json", "Hand-Crafted/2.json", "Algorithm-Generated/1.json"].map((f) => path.join(ROOT, f));
     const ids: string[] = [];
@@ -201,5 +239,7 @@ describe("attribution runs from the app", () => {
     expect(bad({ ...ok, maxCalls: 0 })).toEqual([["maxCalls", "a positive number (or null: no cap)"]]);
     expect(bad({ action: "resume", name: "a-run", maxTokens: 1.5 })).toEqual([["maxTokens", "a whole number"]]);
     expect(bad({ name: "a-run" })?.[0][0]).toBe("action");
+    expect(attributionPostSchema.parse({ action: "cancel", name: "a-run" })).toEqual({ action: "cancel", name: "a-run" });
+    expect(bad({ action: "cancel", name: "../x" })).toEqual([["name", "1–200 letters, digits, . _ -"]]);
   });
 });

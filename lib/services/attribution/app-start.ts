@@ -1,6 +1,7 @@
 /**
- * Starting and resuming attribution runs from the app (issue 24, "every README path working from
- * the app"): the attribution page's New run and Resume and POST /api/experiments/attribution.
+ * Starting, resuming and cancelling attribution runs from the app (issue 24, "every README path
+ * working from the app"): the attribution page's New run, Resume and Cancel and POST
+ * /api/experiments/attribution.
  * Both go through `enqueueAttributionStudy` (./study.ts) — what `symtrace detect --eval
  * --attribution --background` does — so the run and its jobs are made by the same lib/db
  * function (`startAttributionRun`) and handed to the same workers (the app's embedded ones,
@@ -11,8 +12,8 @@
  */
 import { ATTRIBUTOR_NAMES, ATTRIBUTORS, attributionCaseFromBundle, type AttributionCase, type AttributorName, type Subset } from "../../attribution";
 import type { Viewer } from "../../annotation";
-import { AttributionRunError, countDbWhoWhenCases, dbWhoWhenBundles, getAttributionRun, type AttributionRunView, type Db, type DbWhoWhenCases } from "../../db";
-import type { ResumeAttributionBody, StartAttributionBody } from "../../schemas/attribution";
+import { AttributionRunError, cancelAttributionRun, countDbWhoWhenCases, dbWhoWhenBundles, getAttributionRun, type AttributionRunView, type Db, type DbWhoWhenCases } from "../../db";
+import type { CancelAttributionBody, ResumeAttributionBody, StartAttributionBody } from "../../schemas/attribution";
 import { attributionLlmSettings } from "./llm";
 import { whoWhenDatasetDir, whoWhenSources, loadWhoWhenCases, type WhoWhenSource } from "./sources";
 import { DEFAULT_ATTRIBUTION_SEED, enqueueAttributionStudy, planFor } from "./study";
@@ -140,14 +141,29 @@ export async function startAttributionFromApp(db: Db, viewer: Viewer, body: Star
 
 /** Whether a run can be resumed from the app, and if not why (null: it can). */
 export function resumeRefusal(run: AttributionRunView): string | null {
-  if (run.status === "budget-exhausted" || run.progress.error > 0) return null;
-  return `run "${run.name}" is ${run.status} with no failed job: only a run stopped at its budget, or with failed jobs, can be resumed`;
+  if (run.status === "budget-exhausted" || run.status === "cancelled" || run.progress.error > 0) return null;
+  return `run "${run.name}" is ${run.status} with no failed job: only a run stopped at its budget, cancelled, or with failed jobs, can be resumed`;
+}
+
+/** Whether a run can be cancelled from the app (running, or stopped at its budget with jobs queued). */
+export function canCancel(run: AttributionRunView): boolean {
+  return run.status === "running" || (run.status === "budget-exhausted" && run.progress.queued + run.progress.running > 0);
 }
 
 /**
- * Resume the run `body.name` — the same run (its model, protocol, seed, plan and cases as
- * stored), with the new caps: failed jobs are queued again, done ones kept, and the queued ones
- * handed to the workers. A cap must leave room beyond what the run has spent. Audited with the viewer as actor.
+ * Cancel the run `body.name` (lib/db cancelAttributionRun, audited with the viewer as actor): no job
+ * of it is started any more, running ones finish, queued ones wait for a Resume.
+ * @returns the run and whether this call cancelled it (false: already finished or cancelled)
+ * @throws AttributionRunError not-found (`name`)
+ */
+export function cancelAttributionFromApp(db: Db, viewer: Viewer, body: CancelAttributionBody): Promise<{ run: AttributionRunView; cancelled: boolean }> {
+  return cancelAttributionRun(db, body.name, { actorId: viewer.id });
+}
+
+/**
+ * Resume the run `body.name` (stopped at its budget, cancelled, or with failed jobs) — the same
+ * run (its model, protocol, seed, plan and cases as stored), with the new caps: failed jobs are
+ * queued again, done ones kept, and the queued ones handed to the workers. A cap must leave room beyond what the run has spent. Audited with the viewer as actor.
  * @throws AttributionRunError not-found (`name`), conflict (not stopped at its budget and no failed
  *   job: `name`), invalid (a cap not above the spending: `maxCalls` / `maxTokens`)
  */

@@ -90,6 +90,8 @@ export interface StudyReport {
   /** The run's HTTP calls and tokens so far (what the budget counts). */
   spent: { httpCalls: number; tokens: number };
   budgetStopped: boolean;
+  /** A user cancelled the run while it ran here (the page's Cancel, `--cancel`): queued jobs were left. */
+  cancelled: boolean;
   note: string;
 }
 
@@ -121,7 +123,8 @@ function refuseWithoutLlm(o: Pick<RunStudyOptions, "plan" | "endpoint">): void {
  * Create or resume the run and run its jobs here, in the foreground: the run is reserved for this
  * process (no other worker claims its jobs meanwhile), an in-process worker of kind "attribution"
  * runs them (`concurrency` at once; a job left running by a dead process is taken over once its
- * lease expires) until none is queued or running, or the budget stopped the run.
+ * lease expires) until none is queued or running, or the budget or a user's cancel
+ * (lib/db cancelAttributionRun) stopped the run and its running jobs have finished.
  * @throws Error when an LLM attributor is planned without an endpoint; AttributionRunError (lib/db) for a conflicting run
  */
 export async function runAttributionStudy(o: RunStudyOptions): Promise<StudyReport> {
@@ -133,10 +136,10 @@ export async function runAttributionStudy(o: RunStudyOptions): Promise<StudyRepo
   const worker = createWorker("attribution", { db: o.db, llm: o.llm, runId, runner, concurrency: Math.max(1, o.concurrency ?? 4), idlePollMs: 200, leaseMs: o.leaseMs, log: o.log });
   worker.start();
   try {
-    // Until nothing is left to run here: finished, or stopped by the budget with no job running.
+    // Until nothing is left to run here: finished, or stopped (budget, a user's cancel) with no job running.
     for (;;) {
       const r = await attributionRunState(o.db, runId);
-      if (!r || r.status === "finished" || (r.status === "budget-exhausted" && r.running === 0)) break;
+      if (!r || r.status === "finished" || ((r.status === "budget-exhausted" || r.status === "cancelled") && r.running === 0)) break;
       await new Promise((ok) => setTimeout(ok, 250));
     }
   } finally {
@@ -151,6 +154,7 @@ export async function runAttributionStudy(o: RunStudyOptions): Promise<StudyRepo
     jobs: { total: run.progress.total, resumed, ran: worker.counts.done ?? 0, errors: run.progress.error, notRun: run.progress.queued + run.progress.running },
     spent: run.spent,
     budgetStopped: run.status === "budget-exhausted",
+    cancelled: run.status === "cancelled",
     note: NOTE,
   };
 }

@@ -3,7 +3,7 @@ import { tableCsv } from "@/lib/attribution";
 import { AttributionRunError, getDb } from "@/lib/db";
 import { ensureEmbeddedWorkers } from "@/lib/jobs";
 import { attributionPostSchema } from "@/lib/schemas/attribution";
-import { resumeAttributionFromApp, startAttributionFromApp } from "@/lib/services/attribution/app-start";
+import { cancelAttributionFromApp, resumeAttributionFromApp, startAttributionFromApp } from "@/lib/services/attribution/app-start";
 import { attributionRunTable, listAttributionRuns } from "@/lib/services/attribution/runs";
 import { viewerForRequest } from "@/lib/session";
 
@@ -33,7 +33,9 @@ export async function GET(req: Request) {
  * ships, or imported into the database), and queue its jobs for the workers (as
  * `symtrace detect --eval --attribution --background`); 201 {run, enqueued, cases, skipped}.
  * POST {action: "resume", name, maxCalls?, maxTokens?}: the same run with the new caps (failed jobs
- * retried); 200 {run, enqueued}. Researchers, admins (401 / 403 otherwise). 400 {error,
+ * retried); 200 {run, enqueued}. POST {action: "cancel", name}: no job of the run starts any more
+ * (running ones finish; Resume continues it); 200 {run, cancelled} (cancelled false: it was already
+ * finished or cancelled). Researchers, admins (401 / 403 otherwise). 400 {error,
  * fieldErrors: [{field, message}]} for a body that does not fit the schema; 400 / 404 / 409
  * {error, at} for a refused start (an LLM attributor without endpoint, a cap not above the spent,
  * an unknown run, a name in use).
@@ -46,6 +48,7 @@ export async function POST(req: Request) {
   try {
     await ensureEmbeddedWorkers();
     if (body.action === "resume") return Response.json(await resumeAttributionFromApp(getDb(), v, body));
+    if (body.action === "cancel") return Response.json(await cancelAttributionFromApp(getDb(), v, body));
     return Response.json(await startAttributionFromApp(getDb(), v, body), { status: 201 });
   } catch (e) {
     if (e instanceof AttributionRunError) return Response.json({ error: e.message, at: e.at }, { status: e.code === "not-found" ? 404 : e.code === "conflict" ? 409 : 400 });
