@@ -248,4 +248,32 @@ describe("parallel sub-agents over the Responses API (issue 21 item 4)", () => {
     expect(e.begin(CALLS[4])).toEqual({ kind: "blocked", seq: 4, waitingFor: [3] });
     expect(e.begin({ ...CALLS[4], final: true })).toMatchObject({ kind: "diverged", report: { reason: "reordered", seq: 3 } });
   });
+  test("replay from the guide's first call: the weather agent's in-process tool, named by its served first response and answered in its live second request, is in the replay's graph", () => {
+    const s = new ReplaySession({ source: bundle, targetNodeId: nodeOf(2), guidance: GUIDANCE });
+    serve(s, [0, 1]);
+    const live = (i: number) => {
+      const step = s.begin(CALLS[i]);
+      if (step.kind !== "live") throw new Error(`seq ${i}: ${step.kind}`);
+      return step.ticket;
+    };
+    // after the target every call is live, answered as recorded (the same interleaving)
+    const g1 = live(2);
+    s.complete(g1, { response: RESPONSES[2], httpStatus: 200 });
+    for (const i of [3, 4, 5, 6, 7]) s.complete(live(i), { response: RESPONSES[i], httpStatus: 200 });
+    const out = s.toBundle({ id: "test/responses-parallel/replay-g1" });
+    const tools = (b: ReplayBundle) => b.graph.nodes.filter((n) => n.type === "tool_call").map((n) => (n.content as { tool: string }).tool).sort();
+    // the recording's in-process tools: forecast (weather), searchGuides (guide), researchWeather and researchSights (orchestrator)
+    expect(tools(out)).toEqual(tools(bundle));
+    expect(tools(out)).toEqual(["forecast", "researchSights", "researchWeather", "searchGuides"]);
+    const forecast = out.graph.nodes.find((n) => n.type === "tool_call" && (n.content as { tool: string }).tool === "forecast")!;
+    // named by the served W1 (a prefix node of the source), its result carried by the live W2
+    expect(out.graph.edges.filter((e) => e.to === forecast.id).map((e) => [e.from, e.kind]).sort()).toEqual([
+      [actionOf(bundle, nodeOf(1)), "control"],
+      [nodeOf(1), "data"],
+    ]);
+    const result = out.graph.edges.find((e) => e.from === forecast.id && e.kind === "data")!.to;
+    const w2 = out.records[4].nodeId;
+    expect(out.graph.edges.some((e) => e.from === result && e.to === w2 && e.kind === "data")).toBe(true);
+    expect(out.graph.nodes.find((n) => n.id === result)).toMatchObject({ type: "tool_result", agent: "Weather Researcher", content: FORECAST });
+  });
 });

@@ -138,6 +138,8 @@ interface PendingToolCall {
   group: string | null;
   /** The model's tool-call id, when the message gave one. */
   callId: string | null;
+  /** The naming call's agent when that call is not one of this builder's nodes (a replay's prefix). */
+  agent?: string | null;
 }
 
 /** Options of a TraceBuilder. */
@@ -232,6 +234,44 @@ export class TraceBuilder {
         else this.content.addAction(n.id, parent, n.content as unknown as AssistantMessage, [], namedToolCalls(n.content as unknown as AssistantMessage).flatMap((c) => stringLeaves(c.args)));
         if (n.agent) this.lastActionByAgent.set(n.agent, n.id);
       } else if (n.type === "tool_result") this.content.addToolResult(n.id, from[0] ?? null, null, n.content);
+    }
+    this.seedPendingCalls(nodes, edges, into, llm);
+  }
+
+  /**
+   * Tool calls named by a seeded agent_action that no seeded tool_call answers become pending, as
+   * if their response had been live: a live request that carries such a call's result back gets
+   * its in-process tool_call / tool_result nodes (`inProcessTools`), and a gateway call for it its
+   * edges from the naming call. (A concurrent agent whose call was served from the prefix and whose
+   * next request — carrying the tool's result — runs live after the target: its in-process tool
+   * was missing from the replay's graph.)
+   */
+  private seedPendingCalls(nodes: readonly { id: string; type: NodeType; agent?: string | null; content: unknown }[], edges: readonly BundleEdge[], into: ReadonlyMap<string, string[]>, llm: ReadonlySet<string>): void {
+    const seeded = new Map(nodes.map((n) => [n.id, n]));
+    // The seeded tool_call nodes each action named (control edge action -> tool_call), by tool name and arguments.
+    const answered = new Map<string, string[]>();
+    for (const e of edges) {
+      const t = e.kind === "control" ? seeded.get(e.to) : undefined;
+      if (t?.type !== "tool_call" || !seeded.has(e.from) || !isRec(t.content)) continue;
+      const key = `${String(t.content.tool ?? "")}\u0000${safeCanon(t.content.arguments ?? null)}`;
+      (answered.get(e.from) ?? answered.set(e.from, []).get(e.from)!).push(key);
+    }
+    for (const n of nodes) {
+      if (n.type !== "agent_action" || !isRec(n.content)) continue;
+      const calls = storedActionView(n.content)?.toolCalls ?? protocolAdapter("openai-chat").output({ choices: [{ message: n.content }] })?.toolCalls ?? [];
+      if (!calls.length) continue;
+      const llmNodeId = (into.get(n.id) ?? []).find((f) => llm.has(f));
+      if (!llmNodeId) continue;
+      const done = answered.get(n.id) ?? [];
+      for (const c of calls) {
+        const argsCanon = safeCanon(c.args);
+        const k = done.indexOf(`${c.name}\u0000${argsCanon}`);
+        if (k >= 0) {
+          done.splice(k, 1);
+          continue;
+        }
+        this.pending.push({ llmNodeId, actionNodeId: n.id, name: c.name, args: c.args, argsCanon, used: false, group: calls.length > 1 ? llmNodeId : null, callId: c.callId, agent: seeded.get(llmNodeId)?.agent ?? n.agent ?? null });
+      }
     }
   }
 
@@ -332,7 +372,7 @@ export class TraceBuilder {
       const p = this.pending.find((x) => !x.used && x.callId !== null && x.callId === t.callId);
       if (!p) continue;
       p.used = true;
-      const agent = this.byId.get(p.llmNodeId)?.agent;
+      const agent = this.byId.get(p.llmNodeId)?.agent ?? p.agent ?? undefined;
       const cid = this.nextId("tool_call");
       this.add({ id: cid, type: "tool_call", ...(agent ? { agent } : {}), label: short(`${p.name} ${p.argsCanon}`), content: toolCallContent({ tool: p.name, arguments: p.args }) });
       this.edge(p.llmNodeId, cid, "data");
@@ -364,7 +404,7 @@ export class TraceBuilder {
     const meta: Rec = {};
     if (p) {
       p.used = true;
-      const agent = this.byId.get(p.llmNodeId)?.agent;
+      const agent = this.byId.get(p.llmNodeId)?.agent ?? p.agent;
       if (agent) this.byId.get(id)!.agent = agent;
       this.edge(p.llmNodeId, id, "data");
       this.edge(p.actionNodeId, id, "control");
