@@ -154,7 +154,8 @@ async function importCmd(args: string[]): Promise<number> {
     if (progressShown) process.stderr.write("\n");
     // A file whose format must be named: the CLI way to name it (the page offers a format choice instead).
     const failed = r.failed.map((f) => ({ ...f, errors: f.errors.map((e) => (e.code === "format-needed" ? { ...e, message: `${e.message} (pass --format bundle|whowhen|mad|otel)` } : e)) }));
-    print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed, ignored: r.ignored, warnings: r.warnings });
+    // Each stored case's bundle id (open it at /cases/<bundle id>, export it, replay it) and what happened to it.
+    print({ imported: r.imported, skipped: r.skipped, replaced: r.replaced, failed, ignored: r.ignored, warnings: r.warnings, cases: r.cases.map((c) => ({ bundleId: c.bundleId, status: c.status })) });
     // 1 when any file or record failed (the others are still imported), so scripts notice.
     return r.failed.length > 0 ? 1 : 0;
   } finally {
@@ -420,7 +421,7 @@ async function main(argv: string[]): Promise<number> {
     }
     default:
       throw new UsageError(
-        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | detect <file|id> [--judge] | detect --eval | release export|import | apikey create|list|revoke | otlp flush|status|prune | repair-search <bundle> ...`,
+        `unknown command "${cmd ?? ""}"; commands: validate <file> | import <path>... [--format ...] | export <id|--all> --out <dir> | user add|list | annotations import|export | agreement <file>|--mad <file>|--from-db | record --out <file> ... -- <command> | replay <bundle> --target <node> ... | detect <file|id> [--judge] | detect --eval | experiment run|... | release export|import | apikey create|list|revoke | otlp flush|status|prune | repair-search <bundle> ... (symtrace help: every command with its options)`,
       );
   }
 }

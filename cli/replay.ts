@@ -165,7 +165,10 @@ export async function recordCommand(args: string[]): Promise<Result> {
     }
     writeOut(out, bundle);
     if (rec.masExitCode !== 0) {
-      return { code: 4, output: { ok: false, status: "mas-failed", ...summary, message: `the MAS ${rec.masExitCode === null ? `was killed by ${rec.masSignal}` : `exited with code ${rec.masExitCode}`}; the bundle of what it did is written (${failedBoundaries} failed boundary calls)` } };
+      // The first failed boundary says why (e.g. "upstream unreachable: fetch failed: connect ECONNREFUSED …").
+      const first = bundle.graph.nodes.find((n) => (n.type === "llm_call" || n.type === "tool_result") && n.status === "error");
+      const why = first ? `; the first failed: ${first.id}: ${String(first.error?.message ?? first.error?.type ?? "error").slice(0, 300)}` : "";
+      return { code: 4, output: { ok: false, status: "mas-failed", ...summary, message: `the MAS ${rec.masExitCode === null ? `was killed by ${rec.masSignal}` : `exited with code ${rec.masExitCode}`}; the bundle of what it did is written (${failedBoundaries} failed boundary calls${why})` } };
     }
     return { code: 0, output: { ok: true, status: "recorded", ...summary } };
   } catch (e) {

@@ -102,6 +102,9 @@ describe("symtrace import / export", { timeout: 300_000 }, () => {
     const good = (await cli(["import", path.join(dir, "a.json")], db));
     expect(good.code).toBe(0);
     expect(good.json).toMatchObject({ imported: 0, skipped: 1, failed: [] });
+    // each stored case by its bundle id, with what happened to it
+    expect((r1.json?.cases as Array<{ bundleId: string; status: string }>).map((c) => c.status)).toEqual(["imported", "imported"]);
+    expect(good.json?.cases).toEqual([{ bundleId: "ag2/assistantbench_dev_9fce12b25f697d6/attempt_000", status: "skipped" }]);
   });
 
   test("imperfect OTLP spans import; the report counts each kind of repair with its path (issue 10 items 3-5)", async () => {

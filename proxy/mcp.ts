@@ -17,6 +17,7 @@
  * answers. A refused request (divergence, prefix verified) gets a JSON-RPC error (-32000).
  * Other methods: -32601 (method not found). Answers are `application/json` (allowed by the spec).
  */
+import { fetchErrorText } from "./fetch-error";
 import type http from "node:http";
 import { createParser } from "eventsource-parser";
 import type { BoundarySession, Step } from "../lib/replay";
@@ -145,7 +146,7 @@ async function answerOne(msg: Rec, ctx: McpGatewayContext): Promise<Rec | null> 
     try {
       payload = await ctx.upstream.request(method, msg.params);
     } catch (e) {
-      payload = { error: { code: -32000, message: `MCP upstream unreachable: ${(e as Error).message}` } };
+      payload = { error: { code: -32000, message: `MCP upstream unreachable: ${fetchErrorText(e)}` } };
     }
   }
   ctx.session.complete(step.ticket, { response: payload, httpStatus: 200, error: mcpFailure(payload) });

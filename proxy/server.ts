@@ -32,6 +32,7 @@ import { performance } from "node:perf_hooks";
 import { createParser } from "eventsource-parser";
 import { formatSseEvent, isStreamedResponse, protocolAdapter, type BoundarySession, type DivergenceReport, type ProtocolName, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
 import { handleMcp, McpUpstream } from "./mcp";
+import { fetchErrorText } from "./fetch-error";
 import { beginWhenReady } from "./wait";
 
 /** Why a session stopped the run (the CLI then stops the MAS). */
@@ -120,6 +121,7 @@ async function listen(server: http.Server): Promise<number> {
 }
 
 const trimSlash = (u: string) => u.replace(/\/+$/, "");
+
 
 /** LLM routes (path without a `/v1` prefix) -> protocol and upstream path. */
 const LLM_ROUTES: Record<string, { protocol: ProtocolName; path: string; anthropic?: true }> = {
@@ -214,7 +216,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     try {
       up = await fetch(`${trimSlash(base)}${route.path}`, { method: "POST", headers, body: JSON.stringify(step.forward), signal: AbortSignal.timeout(timeoutMs) });
     } catch (e) {
-      const message = `upstream unreachable: ${(e as Error).message}`;
+      const message = `upstream unreachable: ${fetchErrorText(e)}`;
       session.complete(step.ticket, { response: { error: { message, type: "symtrace_upstream_error" } }, httpStatus: 502, latencyMs: performance.now() - t0, error: { type: "UpstreamUnreachable", message } });
       return apiError(res, 502, "symtrace_upstream_error", message);
     }
@@ -275,7 +277,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       session.complete(step.ticket, { response: body, httpStatus: up.status, latencyMs: performance.now() - t0, error: up.status >= 400 ? { type: `http_${up.status}`, message: text.slice(0, 500) } : null });
       sendJson(res, up.status, body);
     } catch (e) {
-      const body = { status: "failed", error: { type: "ToolUnreachable", message: `tool upstream unreachable: ${(e as Error).message}` } };
+      const body = { status: "failed", error: { type: "ToolUnreachable", message: `tool upstream unreachable: ${fetchErrorText(e)}` } };
       session.complete(step.ticket, { response: body, httpStatus: 502, latencyMs: performance.now() - t0, error: body.error });
       sendJson(res, 502, body);
     }
@@ -311,7 +313,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
             if (up.ok) modelsSeen = body;
             return sendJson(res, up.status, body);
           } catch (e) {
-            return apiError(res, 502, "symtrace_upstream_error", `upstream unreachable: ${(e as Error).message}`);
+            return apiError(res, 502, "symtrace_upstream_error", `upstream unreachable: ${fetchErrorText(e)}`);
           }
         }
         return sendJson(res, 200, { object: "list", data: [{ id: opts.defaultModel ?? "symtrace-replay", object: "model", created: 0, owned_by: "symtrace" }] });
