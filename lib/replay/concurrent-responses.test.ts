@@ -277,3 +277,35 @@ describe("parallel sub-agents over the Responses API (issue 21 item 4)", () => {
     expect(out.graph.nodes.find((n) => n.id === result)).toMatchObject({ type: "tool_result", agent: "Weather Researcher", content: FORECAST });
   });
 });
+
+describe("two agents started together from the task (chat): no edge between them in arrival order", () => {
+  const chat = (system: string, userText: string) => ({ boundary: "llm" as const, request: { model: "gpt-4o", messages: [{ role: "system", content: system }, { role: "user", content: userText }] } });
+  const answer = (text: string) => ({ choices: [{ index: 0, message: { role: "assistant", content: text }, finish_reason: "stop" }] });
+  const A = "You are Alpha, you check the stock.";
+  const B = "You are Beta, you check the prices.";
+  /** A's first call completes before B's first call begins (B listed its tools first, say). */
+  function run(bUser: string): ReplayBundle {
+    const s = new RecordSession({ id: "test/task-siblings", task: { prompt: TASK } });
+    const a = s.begin(chat(A, TASK));
+    if (a.kind !== "live") throw new Error("not live");
+    s.complete(a.ticket, { response: answer("Alpha: 12 bikes in stock."), httpStatus: 200 });
+    const b = s.begin(chat(B, bUser));
+    if (b.kind !== "live") throw new Error("not live");
+    s.complete(b.ticket, { response: answer("Beta: 300 EUR each."), httpStatus: 200 });
+    return s.toBundle({ final: "done" });
+  }
+
+  test("the second agent's first request carries the task and nothing of the first: it hangs from the task", () => {
+    const b = run(TASK);
+    const task = b.graph.nodes.find((n) => n.type === "message" && n.label === "task")!.id;
+    expect(dataInto(b, b.records[0].nodeId)).toEqual([task]);
+    expect(dataInto(b, b.records[1].nodeId)).toEqual([task]);
+    expect(reaches(b, b.records[0].nodeId, b.records[1].nodeId)).toBe(false);
+  });
+
+  test("without the task's text (started by whoever acted last, e.g. a hand-off with a new instruction) it still hangs from the last action", () => {
+    const b = run("Now price what Alpha found.");
+    expect(dataInto(b, b.records[1].nodeId)).toEqual([actionOf(b, b.records[0].nodeId)]);
+  });
+});
+

@@ -34,7 +34,7 @@
  */
 import { canonicalJson, hashContent, type BundleEdge, type NodeType, type RecordDraft, type NodeDraft } from "../bundle";
 import { AgentLanes, agentEvidence } from "./agents";
-import { ContentEdges } from "./edges";
+import { ContentEdges, MIN_CONTAINED } from "./edges";
 import { assistantOf, namedToolCalls, type AssistantMessage } from "./openai";
 import { protocolAdapter, type OutputView, type ProtocolName } from "./protocols";
 
@@ -178,6 +178,8 @@ export class TraceBuilder {
   private pending: PendingToolCall[] = [];
   private firstLlmDeps: TraceBuilderOptions["firstLlmDeps"];
   private taskNode: string | null = null;
+  /** The task's text (its node's `text`), looked for in a new agent's first request. */
+  private taskText: string | null = null;
   private llmCount = 0;
   private readonly byId = new Map<string, NodeDraft>();
   /** Earlier outputs by what later requests carry (data edges from content, edges.ts). */
@@ -224,6 +226,11 @@ export class TraceBuilder {
     const into = new Map<string, string[]>();
     for (const e of edges) if (e.kind === "data") (into.get(e.to) ?? into.set(e.to, []).get(e.to)!).push(e.from);
     const llm = new Set(nodes.filter((n) => n.type === "llm_call").map((n) => n.id));
+    const task = nodes.find((n) => n.type === "message" && n.agent === "User" && isRec(n.content) && typeof n.content.text === "string");
+    if (task && !this.taskNode) {
+      this.taskNode = task.id;
+      this.taskText = (task.content as Rec).text as string;
+    }
     for (const n of nodes) {
       const from = into.get(n.id) ?? [];
       if (n.type === "llm_call") this.content.setDeps(n.id, from);
@@ -280,7 +287,15 @@ export class TraceBuilder {
     const id = this.nextId("message", "task");
     this.add({ id, type: "message", agent: "User", label: "task", content: taskNodeContent(prompt) });
     this.taskNode = id;
+    this.taskText = prompt;
     return id;
+  }
+
+  /** Whether a request's text contains the task's (at least MIN_CONTAINED characters of it, whole). */
+  private carriesTask(request: unknown, protocol: string | null): boolean {
+    const t = this.taskText;
+    if (!this.taskNode || !t || t.length < MIN_CONTAINED) return false;
+    return protocolAdapter(protocol).turns(request).some((x) => x.text.includes(t));
   }
 
   /**
@@ -318,7 +333,12 @@ export class TraceBuilder {
         // (a new agent was started by whoever acted last) — except for an embeddings call, which
         // is made from inside some agent's tool and names no agent: under concurrency "whoever
         // acted last" is arrival order, not a dependency, so it hangs from the task alone.
-        const prev = (agent ? this.lastActionByAgent.get(agent) : undefined) ?? (protocol === "openai-embeddings" ? this.taskNode : (this.lastAction ?? this.taskNode));
+        // A new agent whose request carries the task's text (and nothing of another agent's) was
+        // given the task, not another agent's output: it hangs from the task too (two agents
+        // started together from the task were chained in arrival order).
+        const own = agent ? this.lastActionByAgent.get(agent) : undefined;
+        const fromTask = protocol === "openai-embeddings" || (own === undefined && this.carriesTask(request, protocol));
+        const prev = own ?? (fromTask ? this.taskNode : (this.lastAction ?? this.taskNode));
         if (prev) this.edge(prev, id, "data");
       }
       this.content.setDeps(id, deps);
