@@ -303,6 +303,34 @@ describe("two agents started together from the task (chat): no edge between them
     expect(reaches(b, b.records[0].nodeId, b.records[1].nodeId)).toBe(false);
   });
 
+  test("replay from the joining agent's first call: its live second call, carrying the conversation, depends on its latest turn only (not on the prefix answers the target already carried)", () => {
+    const J = "You are Gamma, you combine the findings.";
+    const joined = "Alpha: 12 bikes in stock. Beta: 300 EUR each.";
+    const j1 = chat(J, joined);
+    const j2 = { boundary: "llm" as const, request: { model: "gpt-4o", messages: [{ role: "system", content: J }, { role: "user", content: joined }, { role: "assistant", content: "12 bikes at 300 EUR." }, { role: "user", content: "Shorter, please." }] } };
+    const s = new RecordSession({ id: "test/join", task: { prompt: TASK } });
+    const live = (sess: RecordSession | ReplaySession, c: BoundaryCall, text: string) => {
+      const st = sess.begin(c);
+      if (st.kind !== "live") throw new Error(`not live: ${st.kind}`);
+      sess.complete(st.ticket, { response: answer(text), httpStatus: 200 });
+    };
+    live(s, chat(A, TASK), "Alpha: 12 bikes in stock.");
+    live(s, chat(B, TASK), "Beta: 300 EUR each.");
+    live(s, j1, "12 bikes at 300 EUR.");
+    live(s, j2, "12 x 300 EUR.");
+    const src = s.toBundle({ final: "done" });
+    const [a1, b1] = [0, 1].map((i) => actionOf(src, src.records[i].nodeId));
+    expect(dataInto(src, src.records[2].nodeId)).toEqual([a1, b1].sort());
+    expect(dataInto(src, src.records[3].nodeId)).toEqual([actionOf(src, src.records[2].nodeId)]);
+    const r = new ReplaySession({ source: src, targetNodeId: src.records[2].nodeId, guidance: GUIDANCE });
+    for (const c of [chat(A, TASK), chat(B, TASK)]) expect(r.begin(c)).toMatchObject({ kind: "recorded" });
+    live(r, j1, "12 bikes at 300 EUR.");
+    live(r, j2, "12 x 300 EUR.");
+    const out = r.toBundle({ id: "test/join/replay" });
+    expect(dataInto(out, out.records[2].nodeId)).toEqual([a1, b1].sort());
+    expect(dataInto(out, out.records[3].nodeId)).toEqual([actionOf(out, out.records[2].nodeId)]);
+  });
+
   test("without the task's text (started by whoever acted last, e.g. a hand-off with a new instruction) it still hangs from the last action", () => {
     const b = run("Now price what Alpha found.");
     expect(dataInto(b, b.records[1].nodeId)).toEqual([actionOf(b, b.records[0].nodeId)]);

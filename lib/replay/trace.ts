@@ -319,6 +319,8 @@ export class TraceBuilder {
     for (const t of inProcess) this.edge(t, id, "data");
     if (this.llmCount === 0 && this.firstLlmDeps) {
       for (const d of this.firstLlmDeps) this.edge(d.from, id, d.kind);
+      // Its content parents, so a later request carrying its history is reduced to its latest turn.
+      this.content.setDeps(id, this.firstLlmDeps.filter((d) => d.kind === "data").map((d) => d.from));
     } else {
       const deps = this.content.depsOf(request, protocol);
       const left: string[] = [];
