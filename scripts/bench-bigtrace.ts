@@ -18,6 +18,9 @@
  *     `symtrace:graph-rendered` mark (first client frame with nodes, i.e. hydrated);
  *   - the same first-node figures for a small case (6 nodes): once on the fresh server ("cold":
  *     the case route's code loads; printed, not taken for the goal), then warm (goal ≤ 0.5 s);
+ *     each big case likewise: its first open (after the larger imports its rows may be out of the
+ *     page cache: the 20k case's server answer took 377 ms against 131 ms for the 100k one) is
+ *     printed and kept in the JSON (`first_open_painted_ms`), the goal applies to the next open;
  *   - click → detail panel: pointerdown on a node to its detail panel in the DOM (median of 5);
  *   - pan frame time at full zoom-out ("Fit": the canvas overview of all nodes) and at 1.5x that
  *     zoom (2/3 of the trace on screen, every frame redraws the overview): requestAnimationFrame
@@ -233,7 +236,7 @@ export async function runBigTraceBench(): Promise<void> {
   const { db } = openDb(url);
   let server: Server | null = null;
   let browser: Browser | null = null;
-  const rows: Array<{ nodes: number; imp: ImportFigures; ui: (FirstPaint & Awaited<ReturnType<typeof interact>>) | null }> = [];
+  const rows: Array<{ nodes: number; imp: ImportFigures; ui: (FirstPaint & Awaited<ReturnType<typeof interact>>) | null; firstOpen?: FirstPaint }> = [];
   let smallFigures: { cold: FirstPaint; warm: FirstPaint } | null = null;
   try {
     for (const nodes of SIZES) {
@@ -271,13 +274,18 @@ export async function runBigTraceBench(): Promise<void> {
       console.log(`  inspector small case (${smallNodes} nodes): ${firstLine(warm)} (goal painted <= ${GOAL_SMALL})`);
       smallFigures = { cold, warm };
       for (const r of rows) {
+        // As the small case: the case's first open (its rows maybe out of the page cache after the
+        // larger imports) is printed as "first open" and not taken for the goal; then measured.
+        const first = await browse(browser, server, `bench/big-${r.nodes}`, r.nodes, { full: false });
+        r.firstOpen = first;
         r.ui = await browse(browser, server, `bench/big-${r.nodes}`, r.nodes, { full: true });
         const u = r.ui;
         const goal = GOAL_FIRST[r.nodes];
         if (goal) {
           const label = r.nodes >= 1e6 ? "1M" : `${Math.round(r.nodes / 1000)}k`;
-          goalFigure({ item: 2, name: `first graph node painted, ${label} nodes`, value: u.paintedMs == null ? null : `${u.paintedMs.toFixed(0)} ms`, goal: `<= ${goal} ms`, met: u.paintedMs == null ? null : u.paintedMs <= goal, note: `interactive (first client frame) ${f0(u.paintMs)} ms; first node in the DOM ${f0(u.nodeMs)} ms` });
+          goalFigure({ item: 2, name: `first graph node painted, ${label} nodes`, value: u.paintedMs == null ? null : `${u.paintedMs.toFixed(0)} ms`, goal: `<= ${goal} ms`, met: u.paintedMs == null ? null : u.paintedMs <= goal, note: `interactive (first client frame) ${f0(u.paintMs)} ms; first node in the DOM ${f0(u.nodeMs)} ms; the case's first open ${f0(first.paintedMs)} ms painted (ttfb ${f0(first.ttfbMs)} ms)` });
         }
+        console.log(`  inspector ${r.nodes.toLocaleString("en")} nodes, first open: ${firstLine(first)}`);
         console.log(
           `  inspector ${r.nodes.toLocaleString("en")} nodes: ${firstLine(u)}${goal ? ` (goal painted <= ${goal})` : ""}, ` +
             `detail ${f0(u.detailMs)} ms; click -> panel ${f0(u.clickMs)} ms median (max ${f0(u.clickMaxMs)}; goal <= 100); ` +
@@ -303,6 +311,7 @@ export async function runBigTraceBench(): Promise<void> {
           import_streamed: r.imp.streamed,
           first_node_ms: r.ui ? Math.round(r.ui.nodeMs ?? NaN) : null,
           first_painted_ms: r.ui ? Math.round(r.ui.paintedMs ?? NaN) : null,
+          first_open_painted_ms: r.firstOpen ? Math.round(r.firstOpen.paintedMs ?? NaN) : null,
           first_interactive_ms: r.ui ? Math.round(r.ui.paintMs ?? NaN) : null,
           click_panel_ms: r.ui ? Math.round(r.ui.clickMs) : null,
           pan_full_zoomout_ms: r.ui ? Number(r.ui.panFull.medianMs.toFixed(1)) : null,
