@@ -331,6 +331,28 @@ describe("two agents started together from the task (chat): no edge between them
     expect(dataInto(out, out.records[3].nodeId)).toEqual([actionOf(out, out.records[2].nodeId)]);
   });
 
+  test("an MCP tool listing made while another agent acted hangs from the task and is used by the first request offering its tools, whose agent it gets", () => {
+    const s = new RecordSession({ id: "test/mcp-list", task: { prompt: TASK } });
+    const live = (c: BoundaryCall, response: unknown) => {
+      const st = s.begin(c);
+      if (st.kind !== "live") throw new Error(`not live: ${st.kind}`);
+      s.complete(st.ticket, { response, httpStatus: 200 });
+    };
+    live(chat(A, TASK), answer("Alpha: 12 bikes in stock."));
+    live({ boundary: "tool", request: { mcp: "tools/list" } }, { result: { tools: [{ name: "check_price", inputSchema: { type: "object" } }] } });
+    const withTools = { boundary: "llm" as const, request: { ...chat(B, TASK).request, tools: [{ type: "function", function: { name: "check_price", parameters: { type: "object" } } }] } };
+    live(withTools, answer("Beta: 300 EUR each."));
+    const b = s.toBundle({ final: "done" });
+    const task = b.graph.nodes.find((n) => n.type === "message" && n.label === "task")!.id;
+    const list = b.records[1].nodeId;
+    const result = b.graph.edges.find((e) => e.from === list && e.kind === "data")!.to;
+    expect(b.graph.edges.filter((e) => e.to === list).map((e) => [e.from, e.kind])).toEqual([[task, "control"]]);
+    expect(dataInto(b, b.records[2].nodeId)).toEqual([result, task].sort());
+    expect([list, result].map((id) => b.graph.nodes.find((n) => n.id === id)!.agent)).toEqual(["Beta", "Beta"]);
+    const final = b.graph.nodes.find((n) => n.type === "final_result")!.id;
+    expect(dataInto(b, final)).not.toContain(result);
+  });
+
   test("without the task's text (started by whoever acted last, e.g. a hand-off with a new instruction) it still hangs from the last action", () => {
     const b = run("Now price what Alpha found.");
     expect(dataInto(b, b.records[1].nodeId)).toEqual([actionOf(b, b.records[0].nodeId)]);

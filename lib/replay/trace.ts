@@ -175,6 +175,8 @@ export class TraceBuilder {
   private readonly index: Partial<Record<NodeType, number>>;
   private lastAction: string | null;
   private unconsumed: string[] = [];
+  /** tool_result of an MCP `tools/list` -> the tool names it listed (consumed by the first request offering them). */
+  private readonly listedTools = new Map<string, string[]>();
   private pending: PendingToolCall[] = [];
   private firstLlmDeps: TraceBuilderOptions["firstLlmDeps"];
   private taskNode: string | null = null;
@@ -324,9 +326,17 @@ export class TraceBuilder {
     } else {
       const deps = this.content.depsOf(request, protocol);
       const left: string[] = [];
+      const offered = this.listedTools.size ? requestToolNames(request) : null;
       for (const t of this.unconsumed) {
         if (deps.includes(t) || (this.byId.get(t)?.agent ?? null) === (agent ?? null)) this.edge(t, id, "data");
-        else left.push(t);
+        else if (offered && this.listedTools.get(t)?.some((n) => offered.has(n))) {
+          // An MCP tool listing no response asked for: the first request offering its tools uses it (and names its agent).
+          this.edge(t, id, "data");
+          if (agent) for (const n of [t, ...this.edges.filter((e) => e.to === t && this.byId.get(e.from)?.type === "tool_call").map((e) => e.from)]) {
+            const node = this.byId.get(n);
+            if (node && !node.agent) node.agent = agent;
+          }
+        } else left.push(t);
       }
       this.unconsumed = left;
       for (const d of deps) this.edge(d, id, "data");
@@ -432,6 +442,9 @@ export class TraceBuilder {
       this.edge(p.actionNodeId, id, "control");
       if (p.group) meta.parallelGroup = p.group;
       if (p.callId) this.callIdOf.set(id, p.callId);
+    } else if (r.mcp === "tools/list" && this.taskNode) {
+      // An MCP client listing its tools: asked for by no response (under concurrency, not by whoever acted last).
+      this.edge(this.taskNode, id, "control");
     } else if (this.lastAction ?? this.taskNode) {
       this.edge((this.lastAction ?? this.taskNode)!, id, "control");
     }
@@ -458,6 +471,10 @@ export class TraceBuilder {
     if (agent) this.byId.get(id)!.agent = agent;
     this.edge(ev.nodeId, id, "data");
     this.unconsumed.push(id);
+    if (isRec(rec.request) && rec.request.mcp === "tools/list" && !failed) {
+      const names = listedToolNames(outcome.response);
+      if (names.length) this.listedTools.set(id, names);
+    }
     this.content.addToolResult(id, ev.nodeId, this.callIdOf.get(ev.nodeId) ?? null, outcome.response);
     return id;
   }
@@ -485,6 +502,24 @@ function storedActionView(content: Rec): OutputView | null {
     return protocolAdapter("anthropic-messages").output({ type: "message", content: content.content });
   }
   return null;
+}
+
+/** Tool names an MCP `tools/list` result lists (`{ result: { tools: [{ name }] } }`). */
+function listedToolNames(response: unknown): string[] {
+  const r = isRec(response) && isRec(response.result) ? response.result : null;
+  return r && Array.isArray(r.tools) ? r.tools.flatMap((t) => (isRec(t) && typeof t.name === "string" ? [t.name] : [])) : [];
+}
+
+/** Tool names an LLM request offers the model (chat `tools[].function.name`; Responses and Anthropic `tools[].name`). */
+function requestToolNames(request: unknown): Set<string> {
+  const out = new Set<string>();
+  const tools = isRec(request) && Array.isArray(request.tools) ? request.tools : [];
+  for (const t of tools) {
+    if (!isRec(t)) continue;
+    const name = isRec(t.function) && typeof t.function.name === "string" ? t.function.name : typeof t.name === "string" ? t.name : null;
+    if (name) out.add(name);
+  }
+  return out;
 }
 
 /** The string values inside a tool call's arguments (at any depth), for content edges. */
