@@ -6,7 +6,7 @@
  * integers as decimal strings, enums as integers, attributes as `[{key, value: AnyValue}]`), and the
  * OpenInference / OTel GenAI semantic conventions for the attribute names.
  */
-import { categoryFromAttributes } from "./otel-span-readings";
+import { aiSdkResponse, categoryFromAttributes } from "./otel-span-readings";
 import type { OtelSpan, OtelSpanEvent, OtelTrace } from "./otel-types";
 import { arr, isRec, parseAttributeValue, sha256Hex, str, type Rec } from "./otel-values";
 
@@ -151,7 +151,7 @@ export function otlpToTraces(
         // (an empty string counts: it is a call whose arguments are not valid JSON).
         const argKey =
           cat?.category === "tool"
-            ? ["input.value", "gen_ai.tool.call.arguments", "tool_call.function.arguments"].find((k) => raw[k] !== undefined && raw[k] !== null)
+            ? ["input.value", "gen_ai.tool.call.arguments", "tool_call.function.arguments", "ai.toolCall.args", "ai.toolCall.input"].find((k) => raw[k] !== undefined && raw[k] !== null)
             : undefined;
         const rawArguments = argKey !== undefined ? raw[argKey] : undefined;
         const span: OtelSpan = {
@@ -165,8 +165,11 @@ export function otlpToTraces(
           endTime: sp.endTimeUnixNano ?? null,
           attributes,
           status: { error: code === "ERROR", code, message: str(statusRec.message) },
-          input: first(attributes, ["input.value", "gen_ai.input.messages", "gen_ai.tool.call.arguments", "gen_ai.prompt"]),
-          output: first(attributes, ["output.value", "gen_ai.output.messages", "gen_ai.tool.call.result", "gen_ai.completion"]),
+          input: first(attributes, ["input.value", "gen_ai.input.messages", "gen_ai.tool.call.arguments", "gen_ai.prompt", "ai.prompt.messages", "ai.prompt"]),
+          // The Vercel AI SDK: a model call's response as its assistant message, a whole call's text, a tool's result.
+          output:
+            first(attributes, ["output.value", "gen_ai.output.messages", "gen_ai.tool.call.result", "gen_ai.completion", "ai.toolCall.result", "ai.toolCall.output"]) ??
+            (cat?.category === "llm" && attributes["ai.operationId"] !== undefined ? aiSdkResponse(attributes) : cat?.category === "agent" ? (attributes["ai.response.text"] ?? null) : null),
           model: str(first(attributes, ["gen_ai.response.model", "llm.model_name", "gen_ai.request.model"])),
           usage: usageOf(attributes),
           events,

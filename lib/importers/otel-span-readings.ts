@@ -1,14 +1,27 @@
 /**
  * What a span says, read from its attributes under the conventions in use (OpenInference, OTel
- * GenAI, Langfuse): category, messages, tool name and arguments, model, temperature, tools;
+ * GenAI, Langfuse, the Vercel AI SDK's telemetry): category, messages, tool name and arguments,
+ * model, temperature, tools;
  * times as nanoseconds; the MAS from the instrumentation scope.
  */
 import { type ChatMessage, normalizeMessages } from "./otel-messages";
 import type { OtelSpan, SpanCategory } from "./otel-types";
 import { type ArgumentsNote, classifyArguments, isRec, type Rec, str, unflattenIndexed } from "./otel-values";
 
-/** Category from OpenInference `openinference.span.kind` or GenAI `gen_ai.operation.name`. */
+/** Vercel AI SDK `experimental_telemetry` operations (`ai.operationId`): one model call, a tool call, a whole call (the agent). */
+const AI_SDK_LLM = /^ai\.(generateText|streamText|generateObject|streamObject)\.do(Generate|Stream)$/;
+const AI_SDK_AGENT = /^ai\.(generateText|streamText|generateObject|streamObject)$/;
+
+/**
+ * Category from OpenInference `openinference.span.kind`, GenAI `gen_ai.operation.name`, or the
+ * Vercel AI SDK's `ai.operationId` (ai-sdk.dev, "Telemetry": `ai.generateText.doGenerate` and the
+ * like are model calls, `ai.toolCall` a tool, `ai.generateText` and the like an agent's call).
+ */
 export function categoryFromAttributes(attrs: Rec): { category: SpanCategory; kind: string } | null {
+  const aiOp = str(attrs["ai.operationId"]);
+  if (aiOp && (AI_SDK_LLM.test(aiOp) || aiOp === "ai.toolCall" || AI_SDK_AGENT.test(aiOp))) {
+    return { category: AI_SDK_LLM.test(aiOp) ? "llm" : aiOp === "ai.toolCall" ? "tool" : "agent", kind: aiOp };
+  }
   const oi = str(attrs["openinference.span.kind"]);
   if (oi) {
     const k = oi.toUpperCase();
@@ -29,9 +42,50 @@ export function categoryFromAttributes(attrs: Rec): { category: SpanCategory; ki
   return null;
 }
 
+/**
+ * The Vercel AI SDK's prompt messages (`ai.prompt.messages`: its language-model prompt, content a
+ * string or parts `text`, `tool-call` {toolCallId, toolName, input|args}, `tool-result`
+ * {toolCallId, toolName, output|result}) as chat messages: assistant tool calls, one tool message
+ * per result; other parts (images, files) kept as they are.
+ */
+function aiSdkPrompt(v: unknown): unknown[] | null {
+  if (!Array.isArray(v)) return null;
+  const out: unknown[] = [];
+  for (const m of v) {
+    if (!isRec(m) || typeof m.role !== "string") continue;
+    if (!Array.isArray(m.content)) {
+      out.push({ role: m.role, content: m.content ?? null });
+      continue;
+    }
+    const texts: unknown[] = [];
+    const calls: unknown[] = [];
+    for (const p of m.content) {
+      if (!isRec(p)) continue;
+      if (p.type === "tool-call") calls.push({ id: p.toolCallId, type: "function", function: { name: p.toolName, arguments: p.input ?? p.args ?? null } });
+      else if (p.type === "tool-result") {
+        const o = isRec(p.output) && "value" in p.output ? p.output.value : (p.output ?? p.result ?? null);
+        out.push({ role: "tool", tool_call_id: p.toolCallId, content: typeof o === "string" ? o : JSON.stringify(o) });
+      } else texts.push(p);
+    }
+    if (texts.length || calls.length) out.push({ role: m.role, content: texts.length ? texts : null, ...(calls.length ? { tool_calls: calls } : {}) });
+  }
+  return out;
+}
+
+/** The Vercel AI SDK's response (`ai.response.text`, `ai.response.toolCalls`) as one assistant message, or null. */
+export function aiSdkResponse(attrs: Rec): unknown[] | null {
+  const text = attrs["ai.response.text"];
+  const calls = Array.isArray(attrs["ai.response.toolCalls"]) ? (attrs["ai.response.toolCalls"] as unknown[]) : [];
+  if (typeof text !== "string" && calls.length === 0) return null;
+  const toolCalls = calls.filter(isRec).map((c) => ({ id: c.toolCallId, type: "function", function: { name: c.toolName, arguments: c.input ?? c.args ?? null } }));
+  return [{ role: "assistant", content: typeof text === "string" && text !== "" ? text : null, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }];
+}
+
 export function inputMessagesOf(s: OtelSpan, un: Rec): ChatMessage[] | null {
   const oi = un["llm.input_messages"];
   if (Array.isArray(oi)) return normalizeMessages(oi, "user");
+  const ai = aiSdkPrompt(s.attributes["ai.prompt.messages"]);
+  if (ai) return normalizeMessages(ai, "user");
   const ga = s.attributes["gen_ai.input.messages"];
   if (ga !== undefined && ga !== null) return normalizeMessages(ga, "user");
   if (s.input !== null && s.input !== undefined) return normalizeMessages(s.input, "user");
@@ -47,6 +101,8 @@ export function inputMessagesOf(s: OtelSpan, un: Rec): ChatMessage[] | null {
 export function outputMessagesOf(s: OtelSpan, un: Rec): ChatMessage[] | null {
   const oi = un["llm.output_messages"];
   if (Array.isArray(oi)) return normalizeMessages(oi, "assistant");
+  const ai = s.attributes["ai.operationId"] !== undefined ? aiSdkResponse(s.attributes) : null;
+  if (ai) return normalizeMessages(ai, "assistant");
   const ga = s.attributes["gen_ai.output.messages"];
   if (ga !== undefined && ga !== null) return normalizeMessages(ga, "assistant");
   if (s.output !== null && s.output !== undefined) return normalizeMessages(s.output, "assistant");
@@ -59,6 +115,7 @@ export function toolNameOf(s: OtelSpan): string {
   return (
     str(s.attributes["tool.name"]) ??
     str(s.attributes["gen_ai.tool.name"]) ??
+    str(s.attributes["ai.toolCall.name"]) ??
     s.name.replace(/^execute_tool\s+/, "")
   );
 }
@@ -75,6 +132,7 @@ export function toolCallIdAttr(s: OtelSpan): string | null {
     str(s.attributes["gen_ai.tool.call.id"]) ??
     str(s.attributes["tool_call.id"]) ??
     str(s.attributes["tool.call.id"]) ??
+    str(s.attributes["ai.toolCall.id"]) ??
     null
   );
 }
@@ -115,7 +173,8 @@ export function toolsOf(s: OtelSpan, un: Rec): unknown[] | undefined {
   return undefined;
 }
 
-export const AGENT_NAME_KEYS = ["gen_ai.agent.name", "agent_name", "agent.name"];
+/** Span attributes naming the agent (the AI SDK's `functionId` is on every span of a call). */
+export const AGENT_NAME_KEYS = ["gen_ai.agent.name", "agent_name", "agent.name", "ai.telemetry.functionId"];
 
 // ---------------------------------------------------------------------------------------------
 // Times
@@ -159,6 +218,7 @@ const MAS_BY_SCOPE: Array<[RegExp, string]> = [
   [/autogen|\bag2\b/i, "ag2"],
   [/smolagents/i, "smolagents"],
   [/llama[_-]?index/i, "llama-index"],
+  [/^ai$/, "vercel-ai-sdk"],
 ];
 const GENERIC_SCOPE = /^(langfuse-sdk|opentelemetry|io\.opentelemetry|logfire)/i;
 
