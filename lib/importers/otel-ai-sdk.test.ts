@@ -9,7 +9,7 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { createOpenAI } from "@ai-sdk/openai";
-import { trace } from "@opentelemetry/api";
+import { context, propagation, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { generateText, stepCountIs, tool } from "ai";
@@ -61,7 +61,10 @@ beforeAll(async () => {
   });
   await provider.forceFlush();
   await provider.shutdown();
+  // this file shares its worker's modules with others (vitest project "shared-modules"): leave no global OTel state
   trace.disable();
+  context.disable();
+  propagation.disable();
   if (process.env.DUMP_OTLP) (await import("node:fs")).writeFileSync(process.env.DUMP_OTLP, JSON.stringify(bodies));
   const doc = { resourceSpans: bodies.flatMap((b) => (b as { resourceSpans: unknown[] }).resourceSpans) };
   const r = importText(JSON.stringify(doc), "ai-sdk.otlp.json", "otel");
@@ -106,5 +109,14 @@ describe("Vercel AI SDK telemetry over OTLP", () => {
     expect(JSON.stringify(final.content)).toContain(finals.plan.slice(0, 40));
     const agents = new Set(bundle.graph.nodes.map((n) => n.agent).filter(Boolean));
     for (const a of ["weather-agent", "sights-agent", "planner-agent"]) expect(agents.has(a), a).toBe(true);
+  });
+
+  test("fan-in: the planner's call follows both concurrent researchers' calls (control), which do not follow each other", () => {
+    const call = (agent: string) => bundle.graph.nodes.find((n) => n.agent === agent && (n.content as { kind?: string }).kind === "ai.generateText")!.id;
+    const [w, s, p] = [call("weather-agent"), call("sights-agent"), call("planner-agent")];
+    const into = (id: string) => bundle.graph.edges.filter((e) => e.to === id && e.kind === "control").map((e) => e.from);
+    expect(into(p)).toEqual(expect.arrayContaining([w, s]));
+    expect(into(s)).not.toContain(w);
+    expect(into(w)).not.toContain(s);
   });
 });

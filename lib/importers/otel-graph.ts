@@ -12,6 +12,9 @@ import type { Item, NodeIds } from "./otel-order";
 import type { SpanReadings } from "./otel-span-readings";
 import type { OtelSpan } from "./otel-types";
 
+/** How many earlier siblings a span is compared with for its sibling edges (linear in the spans). */
+export const SIBLING_WINDOW = 32;
+
 /** A data edge carried by a tool call id (bundle `outcome.details.dataFlow`). */
 export interface DataFlow {
   from: string;
@@ -54,8 +57,9 @@ export function edgeSet(pos: ReadonlyMap<string, number>) {
 
 /**
  * All edges, in this order: parent -> child (control); tool_call -> tool_result (data);
- * consecutive siblings (same parent, observed order) when the earlier ended at or before the later
- * started (control); per tool span with a call id, the generation whose output names that id ->
+ * siblings (same parent, observed order): from each earlier one (of the last SIBLING_WINDOW) that
+ * ended at or before the later started and that no other such one followed (control: a sequence
+ * is a chain, concurrent siblings each lead to the one after them); per tool span with a call id, the generation whose output names that id ->
  * tool_call and tool_result -> the first later generation whose input answers it (data); per unrun
  * call, its generation -> call and call -> the first later generation answering its id (data);
  * final producer -> final_result (data).
@@ -76,11 +80,24 @@ export function traceEdges(x: EdgeInputs): { edges: BundleEdge[]; dataFlow: Data
     if (g) g.push(s);
     else siblingGroups.set(k, [s]);
   }
+  // Each sibling follows the earlier ones (of the last SIBLING_WINDOW) that ended before it started
+  // and that no other such sibling followed: one edge after a sequential sibling, one from each
+  // branch after siblings that ran concurrently (a fan-in), none between overlapping ones.
   for (const group of siblingGroups.values()) {
     for (let i = 1; i < group.length; i++) {
-      const a = group[i - 1];
       const b = group[i];
-      if (end.get(a.id)! <= start.get(b.id)!) addEdge(spanNode.get(a.id)!, spanNode.get(b.id)!, "control");
+      const sb = start.get(b.id)!;
+      let latestStart = -1n;
+      for (let j = Math.max(0, i - SIBLING_WINDOW); j < i; j++) {
+        const a = group[j];
+        if (end.get(a.id)! <= sb && start.get(a.id)! > latestStart) latestStart = start.get(a.id)!;
+      }
+      // Followed by another finished one: it ended at or before the latest-starting one began.
+      for (let j = Math.max(0, i - SIBLING_WINDOW); j < i; j++) {
+        const a = group[j];
+        const ea = end.get(a.id)!;
+        if (ea <= sb && (start.get(a.id)! === latestStart || ea > latestStart)) addEdge(spanNode.get(a.id)!, spanNode.get(b.id)!, "control");
+      }
     }
   }
 

@@ -280,4 +280,11 @@ describe("transcript continuation of an imported Who&When run (scripted local Op
       { role: "user", content: "g" },
     ]);
   });
+
+  test("a continuation with nothing recorded to continue (no task, no text before the target) is refused, not run from an empty conversation", async () => {
+    const empty: ReplayBundle = { ...source, task: { ...source.task, prompt: "" } };
+    // the first node as the target: no prefix, and no task prompt either
+    const r = await executeReplay({ source: empty, targetNodeId: "msg_0000", guidance: "g", upstream: "http://127.0.0.1:9/v1", toolUpstream: null });
+    expect(r).toMatchObject({ status: "failed", error: expect.stringMatching(/^nothing recorded before msg_0000 carries conversation text .*choose a later node$/) });
+  });
 });

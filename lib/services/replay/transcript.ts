@@ -148,6 +148,10 @@ export async function runTranscript(spec: ReplayRunSpec, opts: ReplayRunOptions,
   } catch (e) {
     return failed("target", oneLine(e));
   }
+  // Only the instructions (and the guidance): nothing recorded would be continued.
+  if (!messages.some((m, i) => i > 0 && m.content !== spec.guidance)) {
+    return failed("target", `nothing recorded before ${spec.targetNodeId} carries conversation text (no task, message, output or tool result the importer could read): a continuation would start from an empty conversation; choose a later node`);
+  }
   const tpos = s.order.indexOf(spec.targetNodeId);
   const prefixIds = s.order.slice(0, tpos);
   const byId = new Map(s.graph.nodes.map((n) => [n.id, n]));
