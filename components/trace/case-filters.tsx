@@ -12,7 +12,7 @@ const DATASET_NAMES: Record<string, string> = {
   who_and_when: "Who&When",
   mad: "MAST / MAD",
   langfuse: "Langfuse (OTel)",
-  otlp: "OTLP/JSON",
+  otlp: "OTLP",
   replay: "Replay",
   experiment: "Experiment attempt",
 };
