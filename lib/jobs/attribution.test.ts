@@ -258,8 +258,12 @@ describe("attribution jobs on the job layer", () => {
         expect(run.progress).toEqual({ total: 4, queued: 0, running: 0, done: 4, error: 0 });
         const jobs = await h.db.attributionJob.findMany({ where: { runId: run.id }, select: { workerId: true, claims: true } });
         expect(jobs.map((j) => [j.workerId, j.claims])).toEqual(jobs.map(() => ["pg-attribution", 1]));
-        const completed = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", [ATTRIBUTION_QUEUE]);
-        expect(completed.rows[0].n).toBeGreaterThanOrEqual(4);
+        // pg-boss marks its job completed after the handler returned, so possibly after the run finished
+        const completed = await waitFor("pg-boss to mark the 4 jobs completed", async () => {
+          const n = (await client.query<{ n: number }>("SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'completed'", [ATTRIBUTION_QUEUE])).rows[0].n;
+          return n >= 4 ? n : null;
+        }, 15_000, 100);
+        expect(completed).toBeGreaterThanOrEqual(4);
         const exit = new Promise<number | null>((r) => w.child.once("exit", (code) => r(code)));
         w.child.kill("SIGTERM");
         expect(await exit).toBe(0);
