@@ -26,12 +26,15 @@ test("a 2,000-way fan-out opens, windows its edges and answers a click", async (
   const t0 = Date.now();
   await page.goto(`/cases/${encodeURIComponent(b.id)}?node=dispatcher`);
   await expect(graphNode(page, "dispatcher")).toBeVisible();
-  // edges are windowed: the graph holds a few dozen nodes and edges, not 4,003 and 6,001
-  const counts = await page.evaluate(() => ({
+  // edges are windowed: the graph holds a few dozen nodes and edges, not 4,003 and 6,001.
+  // The server-rendered first window may paint before the client's window is measured and drawn,
+  // so wait for the client's window (more than a handful of nodes) before counting.
+  const countNow = () => page.evaluate(() => ({
     nodes: document.querySelectorAll("[data-testid=graph-node]").length,
     edges: document.querySelectorAll("[data-testid=trace-graph] path.edge-data, [data-testid=trace-graph] path.edge-control").length,
   }));
-  expect(counts.nodes).toBeGreaterThan(5);
+  await expect.poll(async () => (await countNow()).nodes, { timeout: 10_000 }).toBeGreaterThan(5);
+  const counts = await countNow();
   expect(counts.nodes).toBeLessThan(400);
   expect(counts.edges).toBeLessThan(600);
   await expect(graphNode(page, "dispatcher").getByTestId("hidden-edges")).toContainText(/\+1,9\d\d out/);

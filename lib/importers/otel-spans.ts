@@ -77,7 +77,9 @@ export function traceToCase(trace: OtelTrace): TraceResult {
     warnings.push(deep.warning);
     mark(deep.span, deep.mark);
   }
-  if (listedOutOfTreeOrder(spans)) notes.push("spans are listed out of tree order (a child before its parent); tree rebuilt from parent ids");
+  // OTLP exporters send spans as they end (children before their parents): that order is normal
+  // there and not worth a note; a Langfuse export lists observations parents first.
+  if (trace.dataset !== "otlp" && listedOutOfTreeOrder(spans)) notes.push("spans are listed out of tree order (a child before its parent); tree rebuilt from parent ids");
   const items = spanItems(spans, tree, end);
   const readings = readSpans(spans);
   const spansInOrder = items.filter((it) => it.kind === "span").map((it) => it.span!);
