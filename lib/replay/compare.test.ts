@@ -105,6 +105,51 @@ describe("alignSuffix", () => {
       ["final_result_0000", null, "source-only"],
     ]);
   });
+  test("concurrent agents: a sibling's node observed after the boundary but served in the replay's prefix is not in the source suffix", () => {
+    // Source: A's and B's calls start together; A's answer arrives after B's call (the target) began.
+    const src = buildBundle({
+      id: "conc",
+      task: { prompt: "Plan a trip" },
+      config: {},
+      nodes: [
+        n("llm_call_0000", "llm_call", "Weather", { model: "m", messageCount: 1 }),
+        n("llm_call_0001", "llm_call", "Hotels", { model: "m", messageCount: 1 }),
+        n("agent_action_0000", "agent_action", "Weather", { role: "assistant", content: "Sunny" }),
+        n("agent_action_0001", "agent_action", "Hotels", { role: "assistant", content: "Hotel Azul, 140 EUR" }),
+        n("final_result_0000", "final_result", "Planner", { final: "Sunny; Hotel Azul" }),
+      ],
+      edges: [],
+      records: [
+        { nodeId: "llm_call_0000", boundary: "llm", request: { a: 0 }, response: {} },
+        { nodeId: "llm_call_0001", boundary: "llm", request: { b: 0 }, response: {} },
+      ],
+    });
+    // Replay from llm_call_0001: the prefix served A's call and answer; B's call runs live.
+    const rep = buildBundle({
+      id: "conc~replay-1",
+      parent: { bundleId: "conc", targetNodeId: "llm_call_0001", guidance: "Under 100 EUR.", mode: "selective", boundarySeq: 1 } as ReplayBundle["parent"],
+      task: { prompt: "Plan a trip" },
+      config: {},
+      nodes: [
+        n("llm_call_0000", "llm_call", "Weather", { model: "m", messageCount: 1 }),
+        n("agent_action_0000", "agent_action", "Weather", { role: "assistant", content: "Sunny" }),
+        n("llm_call_0002", "llm_call", "Hotels", { model: "m", messageCount: 1 }),
+        n("agent_action_0002", "agent_action", "Hotels", { role: "assistant", content: "Hostel Sol, 80 EUR" }),
+        n("final_result_0001", "final_result", "Planner", { final: "Sunny; Hostel Sol" }),
+      ],
+      edges: [],
+      records: [
+        { nodeId: "llm_call_0000", boundary: "llm", request: { a: 0 }, response: {} },
+        { nodeId: "llm_call_0002", boundary: "llm", request: { b: 0, g: 1 }, response: {} },
+      ],
+    });
+    const a = alignSuffix(src, rep, "llm_call_0001");
+    expect(a.replayAnchor).toBe("llm_call_0002");
+    expect(a.rows.map((r) => [r.source?.id ?? null, r.replay?.id ?? null, r.source?.agent ?? null, r.replay?.agent ?? null])).toEqual([
+      ["agent_action_0001", "agent_action_0002", "Hotels", "Hotels"],
+      ["final_result_0000", "final_result_0001", "Planner", "Planner"],
+    ]);
+  });
   test("an intervention node absent from the observed order is a clear error naming it", () => {
     expect(() => alignSuffix(source, replay, "llm_call_9999")).toThrow(/llm_call_9999.*source.*order/);
   });

@@ -136,11 +136,17 @@ export function summarizeContent(type: BundleNode["type"], content: unknown): st
   return oneLine(JSON.stringify(content) ?? String(content));
 }
 
-function suffixOf(bundle: ReplayBundle, anchor: string, side: "source" | "replay"): SuffixNode[] {
+function anchorIndex(bundle: ReplayBundle, anchor: string, side: "source" | "replay"): number {
   const at = bundle.order.indexOf(anchor);
   if (at < 0) throw new Error(`intervention node ${anchor} is not in the ${side} bundle's observed order (bundle ${bundle.id}, /order): the replay run and its bundles do not match`);
+  return at;
+}
+
+function suffixOf(bundle: ReplayBundle, anchor: string, side: "source" | "replay", served: ReadonlySet<string> = new Set()): SuffixNode[] {
+  const at = anchorIndex(bundle, anchor, side);
   const byId = new Map(bundle.graph.nodes.map((x) => [x.id, x]));
   return bundle.order.slice(at + 1).flatMap((id) => {
+    if (served.has(id)) return [];
     const x = byId.get(id);
     return x ? [{ id: x.id, type: x.type, agent: x.agent ?? null, summary: summarizeContent(x.type, x.content), contentHash: x.contentHash }] : [];
   });
@@ -149,7 +155,9 @@ function suffixOf(bundle: ReplayBundle, anchor: string, side: "source" | "replay
 /**
  * The live suffix aligned with the source suffix by position after the intervention point
  * (observed order; no reordering or matching by content, so row i is always "the i-th step
- * after Δ"). Length = the longer suffix; the shorter side is null ("—"). The replay's
+ * after Δ"). Source nodes the replay served in its prefix (concurrent agents: a sibling's node
+ * observed after the boundary but served before the target went live) are not in the source
+ * suffix. Length = the longer suffix; the shorter side is null ("—"). The replay's
  * intervention node is `interventionNodeId`, or, when that is not in the replay (a transcript
  * continuation drops the target), the replay's first node the source does not have.
  * @param boundaryNodeId the source node where the guidance was applied (the run's boundary)
@@ -163,7 +171,11 @@ export function alignSuffix(source: ReplayBundle, replay: ReplayBundle, boundary
     const inSource = new Set(source.graph.nodes.map((x) => x.id));
     replayAnchor = replay.order.find((id) => !inSource.has(id)) ?? replayAnchor;
   }
-  const s = suffixOf(source, boundaryNodeId, "source");
+  // The replay's prefix (every node before its intervention node) was served from the source.
+  // With concurrent agents a served node can come after the boundary in the source's observed
+  // order (a sibling's answer that arrived after the target call began): it is not suffix.
+  const served = new Set(replay.order.slice(0, anchorIndex(replay, replayAnchor, "replay")));
+  const s = suffixOf(source, boundaryNodeId, "source", served);
   const r = suffixOf(replay, replayAnchor, "replay");
   const rows: AlignedRow[] = [];
   for (let i = 0; i < Math.max(s.length, r.length); i++) {
