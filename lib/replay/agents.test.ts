@@ -63,6 +63,8 @@ describe("promptName (rule 4: named from its text)", () => {
   test.each([
     ["You are the Orchestrator of a team.", "Orchestrator"],
     ["You are a Researcher.", "Researcher"],
+    ["You are the Triage Agent. Hand off research questions.", "Triage Agent"],
+    ["You are Claude, a helpful assistant.", "Claude"],
     ["Answer questions about the weather.", "Answer questions about the"],
     ["You are a math expert. Always use one tool at a time.", "Math Expert"],
     ["You are a helpful weather agent.", "Helpful Weather Agent"],

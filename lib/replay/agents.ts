@@ -92,7 +92,8 @@ export function promptTag(prompt: string): string {
 const ROLE = /^You are (?:the |an? )?((?:[a-z][\w-]* ){0,3}?(?:agent|assistant|expert|supervisor|manager|planner|researcher|writer|editor|reviewer|critic|coder|analyst|router|orchestrator|specialist))\b/i;
 
 /**
- * Rule 4: a name read from a system prompt: "You are [the|a|an] <Name>" (a capitalised word);
+ * Rule 4: a name read from a system prompt: "You are [the|a|an] <Name>" (one to four capitalised
+ * words: "You are the Triage Agent." → "Triage Agent", as the Agents SDK names it in a handoff);
  * else "You are a <words> agent|assistant|expert|supervisor|…" title-cased ("You are a math
  * expert." → "Math Expert"); else its first four words (at most 40 characters).
  * @returns null for an empty prompt
@@ -100,7 +101,7 @@ const ROLE = /^You are (?:the |an? )?((?:[a-z][\w-]* ){0,3}?(?:agent|assistant|e
 export function promptName(prompt: string): string | null {
   const t = prompt.replace(/\s+/g, " ").trim();
   if (!t) return null;
-  const m = /^You are (?:the |an? )?([A-Z][A-Za-z0-9_-]*)/.exec(t);
+  const m = /^You are (?:the |an? )?([A-Z][A-Za-z0-9_-]*(?: [A-Z][A-Za-z0-9_-]*){0,3})/.exec(t);
   if (m) return m[1];
   const role = ROLE.exec(t);
   if (role) return role[1].split(" ").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join(" ");
