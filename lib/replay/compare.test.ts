@@ -181,6 +181,10 @@ describe("summarizeContent", () => {
     ["agent_action", { role: "assistant", content: null, tool_calls: [{ function: { name: "fetch" } }, { function: { name: "fetch" } }] }, "→ fetch, fetch"],
     ["tool_result", "x".repeat(200), `${"x".repeat(119)}…`],
     ["message", { role: "user", text: "Hi" }, "Hi"],
+    ["agent_action", { role: "assistant", output: [{ type: "function_call", name: "lookup_population", arguments: "{}", call_id: "c1" }] }, "→ lookup_population"],
+    ["agent_action", { role: "assistant", output: [{ type: "message", content: [{ type: "output_text", text: "Oslo has\n 700k people." }] }] }, "Oslo has 700k people."],
+    ["agent_action", { role: "assistant", content: [{ type: "text", text: "Let me check." }, { type: "tool_use", id: "t1", name: "stock_price", input: {} }] }, "Let me check."],
+    ["agent_action", { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "stock_price", input: {} }] }, "→ stock_price"],
   ] as const)("%s %j", (type, content, summary) => {
     expect(summarizeContent(type, content)).toBe(summary);
   });

@@ -116,10 +116,28 @@ function toolCallNames(calls: unknown): string[] {
   });
 }
 
+/** The text of content blocks / output items, else "→ tool, tool" for the calls they make; "" when neither. */
+function blockSummary(items: unknown[]): string {
+  const texts: string[] = [];
+  const calls: string[] = [];
+  const walk = (b: unknown) => {
+    if (!b || typeof b !== "object") return;
+    const x = b as Record<string, unknown>;
+    if ((x.type === "text" || x.type === "output_text") && typeof x.text === "string") texts.push(x.text);
+    else if ((x.type === "tool_use" || x.type === "function_call" || x.type === "server_tool_use") && typeof x.name === "string") calls.push(x.name);
+    else if (x.type === "message" && Array.isArray(x.content)) x.content.forEach(walk);
+  };
+  items.forEach(walk);
+  const text = texts.join(" ").trim();
+  return text || (calls.length ? `→ ${calls.join(", ")}` : "");
+}
+
 /**
  * A one-line summary of a node's content (whitespace collapsed, cut at {@link SUMMARY_CHARS}
  * with "…"): text fields as text; an llm_call as "model · n messages"; a tool call as
- * `tool(arguments JSON)`; an assistant message with only tool calls as "→ name, name"; else JSON.
+ * `tool(arguments JSON)`; an assistant message with only tool calls as "→ name, name" (chat
+ * `tool_calls`, Anthropic `tool_use` blocks, Responses `function_call` items; their text parts as
+ * text); else JSON.
  */
 export function summarizeContent(type: BundleNode["type"], content: unknown): string {
   if (typeof content === "string") return oneLine(content);
@@ -132,6 +150,10 @@ export function summarizeContent(type: BundleNode["type"], content: unknown): st
     for (const k of ANSWER_KEYS) if (typeof o[k] === "string" && o[k].trim()) return oneLine(o[k]);
     const names = toolCallNames(o.tool_calls);
     if (names.length) return oneLine(`→ ${names.join(", ")}`);
+    // Anthropic content blocks (`content: [{type:"text"}, {type:"tool_use"}]`) and Responses
+    // output items (`output: [{type:"message", content:[{type:"output_text"}]}, {type:"function_call"}]`)
+    const parts = blockSummary([...(Array.isArray(o.content) ? o.content : []), ...(Array.isArray(o.output) ? o.output : [])]);
+    if (parts) return oneLine(parts);
   }
   return oneLine(JSON.stringify(content) ?? String(content));
 }
