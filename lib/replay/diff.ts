@@ -56,14 +56,34 @@ export function pointerDiff(expected: unknown, actual: unknown): PointerDiff[] {
   });
 }
 
-function clip(v: unknown, n = 60): string {
-  let s: string;
+function jsonText(v: unknown): string {
   try {
-    s = JSON.stringify(v) ?? "undefined";
+    return JSON.stringify(v) ?? "undefined";
   } catch {
-    s = String(v);
+    return String(v);
   }
+}
+
+function clip(v: unknown, n = 60): string {
+  const s = jsonText(v);
   return s.length > n ? s.slice(0, n - 1) + "…" : s;
+}
+
+/**
+ * Both values clipped to a window that starts a little before their first differing character,
+ * so two long texts that differ late show the difference ("…the lookup_population tool twice…").
+ */
+function clipPair(expected: unknown, actual: unknown, n = 60, before = 20): [string, string] {
+  const a = jsonText(expected);
+  const b = jsonText(actual);
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  const start = i > before && (a.length > n || b.length > n) ? i - before : 0;
+  const cut = (t: string) => {
+    const w = start > 0 ? "…" + t.slice(start) : t;
+    return w.length > n ? w.slice(0, n - 1) + "…" : w;
+  };
+  return [cut(a), cut(b)];
 }
 
 /**
@@ -77,7 +97,8 @@ export function describeDiff(diff: PointerDiff[], max = 3): string {
     const p = d.path || "(whole request)";
     if (d.op === "add") return `${p}: added ${clip(d.actual)}`;
     if (d.op === "remove") return `${p}: removed (was ${clip(d.expected)})`;
-    return `${p}: expected ${clip(d.expected)} got ${clip(d.actual)}`;
+    const [e, a] = clipPair(d.expected, d.actual);
+    return `${p}: expected ${e} got ${a}`;
   });
   if (diff.length > max) parts.push(`and ${diff.length - max} more`);
   return parts.join("; ");
