@@ -35,8 +35,8 @@ describe("bootstrap intervals", () => {
     expect(v.kappa).not.toBeNull();
     expect(v.ci95![0]).toBeLessThanOrEqual(v.kappa!);
     expect(v.ci95![1]).toBeGreaterThanOrEqual(v.kappa!);
-    expect(v.pairwiseAgreementCi95[0]).toBeLessThanOrEqual(v.pairwiseAgreement);
-    expect(v.pairwiseAgreementCi95[1]).toBeGreaterThanOrEqual(v.pairwiseAgreement);
+    expect(v.pairwiseAgreementCi95![0]).toBeLessThanOrEqual(v.pairwiseAgreement);
+    expect(v.pairwiseAgreementCi95![1]).toBeGreaterThanOrEqual(v.pairwiseAgreement);
   });
   test("same seed gives identical intervals, a different seed different ones", () => {
     const a = analyzeAnnotations(cases, { resamples: 2000, seed: 7 });
@@ -89,6 +89,7 @@ describe("undefined kappa", () => {
     // 2 cases: below MIN_CASES_FOR_CI, so no interval (the dashboard, its CSV and the release datasheet all read this)
     expect(r.nodeType.ci95).toBeNull();
     expect(r.nodeType.ciReason).toBe("n < 10: too few cases for a bootstrap interval");
+    expect(r.nodeType.pairwiseAgreementCi95).toBeNull();
     expect(r.primaryCategory.ciReason).toMatch(/^κ undefined: .*P_e = 1/);
   });
   test("cases without three initial annotations are excluded and reported", () => {

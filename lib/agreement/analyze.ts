@@ -26,8 +26,8 @@ export interface VariableAgreement {
   ciReason: string | null;
   /** Mean over the three rater pairs (by position) of the share of cases on which the pair agrees. */
   pairwiseAgreement: number;
-  /** Percentile bootstrap interval of the pairwise agreement (same resamples). */
-  pairwiseAgreementCi95: Interval;
+  /** Percentile bootstrap interval of the pairwise agreement (same resamples); null under MIN_CASES_FOR_CI cases, like `ci95`. */
+  pairwiseAgreementCi95: Interval | null;
   /** Cases on which all three agree (3/3). */
   unanimous: number;
   /** Resamples with undefined κ*, left out of `ci95`. */
@@ -169,7 +169,7 @@ export function analyzeAnnotations(cases: ReadonlyArray<AnnotatedCase>, opts: An
       ci95: f.kappa === null || !bootstrapIntervalShown(used.length) ? null : b.kappaCi,
       ciReason: f.kappa === null ? `κ undefined: ${f.reason}` : !bootstrapIntervalShown(used.length) ? `n < ${MIN_CASES_FOR_CI}: too few cases for a bootstrap interval` : b.kappaCiReason,
       pairwiseAgreement: pairwise(ratings[k]),
-      pairwiseAgreementCi95: b.pBarCi,
+      pairwiseAgreementCi95: bootstrapIntervalShown(used.length) ? b.pBarCi : null,
       unanimous: ratings[k].filter((r) => r.every((x) => x === r[0])).length,
       undefinedResamples: b.undefinedResamples,
       pBar: f.pBar,

@@ -56,7 +56,7 @@ export function agreementTable(name: AgreementTable, x: AgreementTableInputs): T
       const warning = r ? sampleSizeWarnings({ cases: r.cases }).find((w) => w.scope === "reliability")?.message ?? null : null;
       const ci = r ? bootstrapIntervalShown(r.cases) : false;
       const rows: TableRows["rows"] = r
-        ? variableRows(r).map(([n, v]) => [n, v.kappa, ci ? (v.ci95?.[0] ?? null) : null, ci ? (v.ci95?.[1] ?? null) : null, landisKoch(v.kappa), v.pairwiseAgreement, v.unanimous, r.cases, warning, v.kappaReason, v.ci95 && ci ? null : (v.ciReason ?? v.kappaReason), v.undefinedResamples])
+        ? variableRows(r).map(([n, v]) => [n, v.kappa, ci ? (v.ci95?.[0] ?? null) : null, ci ? (v.ci95?.[1] ?? null) : null, landisKoch(v.kappa), v.pairwiseAgreement, v.unanimous, r.cases, warning, v.kappaReason, v.ci95 && ci ? null : (v.ciReason ?? v.kappaReason), ci ? v.undefinedResamples : null])
         : [];
       if (x.mad) rows.push(["MAD pooled binary (failure modes)", x.mad.pooled.kappa, null, null, landisKoch(x.mad.pooled.kappa), null, x.mad.pooled.unanimous, x.mad.pooled.items, null, x.mad.pooled.kappa === null ? "undefined (P_e = 1: every rating in one category)" : null, "no bootstrap for the pooled binary κ", null]);
       return { header: ["variable", "fleiss_kappa", "ci95_low", "ci95_high", "landis_koch", "pairwise_agreement", "unanimous", "cases", "warning", "kappa_undefined_reason", "ci95_missing_reason", "undefined_resamples"], rows };
