@@ -214,7 +214,9 @@ export function EfficiencyTable({ report, basePath }: { report: ExperimentReport
             <td className={TD}>{e.apiCalls}</td>
             <td className={TD}>{e.auxCalls}</td>
             <td className={TD}>{e.tokens}</td>
-            <td className={TD}>{e.auxTokens ?? 0}</td>
+            <td className={TD} data-testid="aux-tokens">
+              {e.auxCalls > 0 && !e.auxTokens ? <span className="text-slate-500" title="the method made its own LLM calls but their tokens were not recorded apart (the endpoint gave no usage, or the attempts predate the split)">not recorded</span> : (e.auxTokens ?? 0)}
+            </td>
             <td className={TD}>{e.repairs}</td>
             <td className={TD} data-testid="per1k">{e.repairsPer1k === null ? "—" : e.repairsPer1k.toFixed(1)}</td>
             <td className={TD}>{e.callsPerRepair === null ? "—" : e.callsPerRepair.toFixed(1)}</td>

@@ -84,7 +84,7 @@ export function experimentTable(name: ExperimentTable, report: ExperimentReport,
     case "efficiency":
       return {
         header: ["mas", "method", "label", "api_calls", "mas_calls", "aux_calls", "tokens", "aux_tokens", "repairs", "repairs_per_1k_calls", "calls_per_repair", "tokens_per_repair", "attempts", "no_verdict_attempts", "beyond_k_attempts", "beyond_k_calls"],
-        rows: report.efficiency.map((e) => [e.mas, e.method, methodLabel(e.method), e.apiCalls, e.masCalls, e.auxCalls, e.tokens, e.auxTokens ?? 0, e.repairs, e.repairsPer1k, e.callsPerRepair, e.tokensPerRepair ?? null, e.attempts ?? null, e.noVerdict ?? 0, e.beyondK?.attempts ?? 0, e.beyondK?.calls ?? 0]),
+        rows: report.efficiency.map((e) => [e.mas, e.method, methodLabel(e.method), e.apiCalls, e.masCalls, e.auxCalls, e.tokens, e.auxCalls > 0 && !e.auxTokens ? null : (e.auxTokens ?? 0), e.repairs, e.repairsPer1k, e.callsPerRepair, e.tokensPerRepair ?? null, e.attempts ?? null, e.noVerdict ?? 0, e.beyondK?.attempts ?? 0, e.beyondK?.calls ?? 0]),
       };
     case "attempts":
       return {

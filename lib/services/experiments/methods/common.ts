@@ -119,6 +119,8 @@ interface Produced {
   calls: number;
   auxCalls: number;
   tokens: TokenCounts;
+  /** of `tokens.total`: the method's own calls (the critic call); absent = 0 */
+  auxTokens?: number;
   guidance: string | null;
   anchorNodeId: string | null;
   masMs: number;
@@ -136,7 +138,7 @@ export async function concludeAttempt(ctx: AttemptContext, p: Produced): Promise
   } catch {
     /* a hook must not break the attempt */
   }
-  const base: Partial<AttemptOutcome> = { bundle: p.bundle, final: p.final ?? null, calls: p.calls, auxCalls: p.auxCalls, tokens: p.tokens, guidance: p.guidance, anchorNodeId: p.anchorNodeId, masMs: p.masMs };
+  const base: Partial<AttemptOutcome> = { bundle: p.bundle, final: p.final ?? null, calls: p.calls, auxCalls: p.auxCalls, tokens: p.tokens, ...(p.auxTokens ? { auxTokens: p.auxTokens } : {}), guidance: p.guidance, anchorNodeId: p.anchorNodeId, masMs: p.masMs };
   const task = ctx.case.task;
   const forEval = p.bundle.task.prompt === task ? p.bundle : { ...p.bundle, task: { ...p.bundle.task, prompt: task } };
   const reasons: string[] = [];
@@ -183,7 +185,7 @@ export async function runTaskLevel(ctx: AttemptContext, taskPrompt: string, guid
   const c = ctx.case;
   const s = ctx.settings;
   const src = c.bundle;
-  const auxPart: Partial<AttemptOutcome> = { auxCalls: aux.calls, tokens: aux.tokens, guidance };
+  const auxPart: Partial<AttemptOutcome> = { auxCalls: aux.calls, tokens: aux.tokens, ...(aux.tokens.total ? { auxTokens: aux.tokens.total } : {}), guidance };
   if (ctx.signal.aborted) return cancelled(auxPart);
   const rec = await recordRun(
     {
@@ -206,7 +208,7 @@ export async function runTaskLevel(ctx: AttemptContext, taskPrompt: string, guid
   const live = countLive(rec.bundle);
   const sys = liveCallFailure(rec.bundle, live.calls, rec.masExitCode, rec.final);
   if (sys) return errored(sys, { ...auxPart, bundle: rec.bundle, final: rec.final ?? null, calls: live.calls, tokens: addTokens(live.tokens, aux.tokens), masMs: rec.masMs });
-  return concludeAttempt(ctx, { bundle: rec.bundle, final: rec.final, calls: live.calls, auxCalls: aux.calls, tokens: addTokens(live.tokens, aux.tokens), guidance, anchorNodeId: null, masMs: rec.masMs });
+  return concludeAttempt(ctx, { bundle: rec.bundle, final: rec.final, calls: live.calls, auxCalls: aux.calls, tokens: addTokens(live.tokens, aux.tokens), auxTokens: aux.tokens.total, guidance, anchorNodeId: null, masMs: rec.masMs });
 }
 
 /**

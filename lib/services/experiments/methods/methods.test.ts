@@ -176,6 +176,9 @@ describe("task-level methods (record a new run with SYMTRACE_TASK; scripted loca
     expect(requests.length - 1).toBe(b.records.filter((r) => r.boundary === "llm").length);
     // Tokens: the MAS's recorded usage plus the critic call's (> 0).
     expect(out.tokens.total).toBeGreaterThan(usageSum(b, b.records.length));
+    // ... and the critic call's share is the method's own (auxTokens), not 0
+    expect(out.auxTokens).toBe(out.tokens.total - usageSum(b, b.records.length));
+    expect(out.auxTokens).toBeGreaterThan(0);
     expect(String(out.final)).toContain("€16.00");
   }, 60_000);
 
