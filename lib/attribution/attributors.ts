@@ -4,7 +4,7 @@
  * methods of Zhang et al. (ICML 2025) §4: All-at-Once, Step-by-Step, Binary Search. Pure: every
  * model call goes through the injected {@link AttributionLlm}.
  */
-import { canonicalJson, sha256Tagged } from "../bundle";
+import { seededIndex } from "../stats";
 import { detectSymptoms, detectWithJudge, JudgeReplyError, type SymptomJudge } from "../symptoms";
 import { baseAgent } from "./case";
 import { parseAllAtOnce, parseHalf, parseStepReason, parseStepVerdict } from "./parse";
@@ -39,15 +39,8 @@ function needLlm(ctx: AttributeContext, name: string): AttributionLlm {
   return ctx.llm;
 }
 
-/**
- * A deterministic uniform integer in [0, n) from sha256("<seed>|<parts…>") (first 48 bits; bias
- * < n / 2^48). The same (seed, case) always draws the same.
- */
-export function seededIndex(n: number, seed: number, ...parts: Array<string | number>): number {
-  if (!Number.isInteger(n) || n < 1) throw new RangeError(`seededIndex: n must be a positive integer, got ${n}`);
-  const hex = sha256Tagged(canonicalJson([seed, ...parts])).slice("sha256:".length, "sha256:".length + 12);
-  return Number(BigInt(`0x${hex}`) % BigInt(n));
-}
+/** Keyed uniform draws (lib/stats seededIndex): the same (seed, case) always draws the same. */
+export { seededIndex };
 
 /** Random: a uniform agent among the log's agents and, independently, a uniform step (paper Table 1 "Random"). */
 export const randomAttributor: Attributor = {

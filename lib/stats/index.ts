@@ -5,4 +5,5 @@ export type { Interval } from "./types";
 export { Z95, wilsonInterval } from "./wilson";
 export { QUANTILE_RULE, percentileInterval, quantileSorted } from "./quantile";
 export { indexDraw } from "./resample";
+export { seededIndex } from "./keyed-draw";
 export { csvCell, tableToCsv, type TableRows } from "./table";

@@ -57,6 +57,13 @@ describe("evaluateDetections (hand-counted)", () => {
     expect(picks).toEqual(new Set(["a", "b", "c", "d", "e"])); // every node reachable
   });
 
+  test("Random-Node picks are keyed on the case: other cases added or reordered leave them unchanged", () => {
+    const alone = evaluateDetections([cases[2]], [dets[2]], { seed: 7 }).perCase[0].randomNode;
+    const reversed = evaluateDetections([...cases].reverse(), [...dets].reverse(), { seed: 7 });
+    expect(reversed.perCase.find((c) => c.caseId === cases[2].caseId)!.randomNode).toEqual(alone);
+    expect(r.perCase.find((c) => c.caseId === cases[2].caseId)!.randomNode).toEqual(alone);
+  });
+
   test("per-category precision/recall of the anchor's categories against reference categories", () => {
     // case 1: anchor b {C3} vs {C3} → C3 tp. case 2: anchor c {C2} vs {C1, C2} → C2 tp, C1 fn.
     expect(r.categories.C3).toMatchObject({ tp: 1, fp: 0, fn: 0, precision: rate(1, 1), recall: rate(1, 1) });

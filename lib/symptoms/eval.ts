@@ -5,8 +5,7 @@
  * categories against reference categories. Every rate has a 95% Wilson interval
  * (lib/agreement wilsonInterval). Loading cases (database, files) is done by the caller.
  */
-import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
-import { wilsonInterval } from "../stats";
+import { seededIndex, wilsonInterval } from "../stats";
 import type { ReplayBundle } from "../bundle";
 import { CATEGORIES, type Category, type DetectionResult } from "./types";
 
@@ -75,27 +74,12 @@ export interface EvalReport {
   perCase: EvalCaseResult[];
 }
 
-/** Outputs of the generator discarded after seeding (see evaluateDetections). */
-const WARM_UP = 32;
-
 /** Default seed of the Random-Node baseline. */
 export const EVAL_SEED = 20260512;
 
 /** x/n with its Wilson 95% interval. */
 export function rate(x: number, n: number): Rate {
   return { x, n, rate: n ? x / n : null, ci95: wilsonInterval(x, n) };
-}
-
-/** Uniform integer in [0, n) from pure-rand's 32-bit outputs (Lemire's unbiased multiply-shift). */
-function drawIndex(rng: { next(): number }, n: number): number {
-  const reject = 4294967296 % n;
-  let m = (rng.next() >>> 0) * n;
-  let idx = (m / 4294967296) | 0;
-  while (m - idx * 4294967296 < reject) {
-    m = (rng.next() >>> 0) * n;
-    idx = (m / 4294967296) | 0;
-  }
-  return idx;
 }
 
 /** Top 3 detected nodes: confirmed categories, by c_f descending, ties by observed order. */
@@ -112,18 +96,15 @@ export function topByCf(d: DetectionResult, k = 3): string[] {
  * Evaluate detections against references.
  * @param cases the cases, with references
  * @param detections `detections[i]` is the detection of `cases[i].bundle`
- * @param opts.seed seed of the Random-Node baseline (pure-rand xoroshiro128plus, first 32 outputs
- *   discarded), default {@link EVAL_SEED}.
- *   Per case: one uniform node (the pick) and 3 distinct uniform nodes (the top 3), in case order.
+ * @param opts.seed seed of the Random-Node baseline, default {@link EVAL_SEED}.
+ *   Per case: one uniform node (the pick) and 3 distinct uniform nodes (the top 3), each draw keyed
+ *   on (seed, case id, draw) (lib/stats seededIndex), so adding, removing or reordering other cases
+ *   never changes a case's picks.
  * @throws RangeError when the arrays differ in length
  */
 export function evaluateDetections(cases: readonly EvalCase[], detections: readonly DetectionResult[], opts: { seed?: number } = {}): EvalReport {
   if (cases.length !== detections.length) throw new RangeError(`evaluateDetections: ${cases.length} cases but ${detections.length} detections`);
   const seed = opts.seed ?? EVAL_SEED;
-  const rng = xoroshiro128plus(seed | 0);
-  // pure-rand seeds the state from the 32-bit seed directly; its first outputs barely depend on a
-  // small seed (seeds 1..40 all gave the same first pick in a test), so discard a warm-up.
-  for (let w = 0; w < WARM_UP; w++) rng.next();
   const counts = { detector: [0, 0, 0], randomNode: [0, 0, 0], lastNode: [0, 0, 0] };
   let withNode = 0;
   let withCats = 0;
@@ -138,11 +119,12 @@ export function evaluateDetections(cases: readonly EvalCase[], detections: reado
     const refPos = c.referenceNodes.map((id) => posOf.get(id)).filter((p): p is number => p !== undefined);
     const refSet = new Set(c.referenceNodes);
     // Random-Node: one pick, then 3 distinct nodes
-    const rPick = n ? order[drawIndex(rng, n)] : null;
+    // keyed on (seed, case id): a case's picks do not depend on the other cases or their order
+    const rPick = n ? order[seededIndex(n, seed, c.caseId, "pick")] : null;
     const rTop: string[] = [];
     const taken = new Set<number>();
-    while (rTop.length < Math.min(3, n)) {
-      const p = drawIndex(rng, n);
+    for (let draw = 0; rTop.length < Math.min(3, n); draw++) {
+      const p = seededIndex(n, seed, c.caseId, "top3", draw);
       if (!taken.has(p)) {
         taken.add(p);
         rTop.push(order[p]);
