@@ -4,7 +4,7 @@
  */
 import type { z } from "zod";
 import { bundleIdFromParam } from "./case-links";
-import { findCaseIdFor, getDb, getRun, ReplayRunError, WorkflowError, type Db, type ReplayRunView } from "./db";
+import { findCaseIdFor, getDb, getRun, pooledViewGate, ReplayRunError, WorkflowError, type Db, type PooledView, type ReplayRunView } from "./db";
 import { mayReplay } from "./services/replay-access";
 import type { Role, Viewer } from "./annotation";
 import { viewerForRequest, type SessionViewer } from "./session";
@@ -89,4 +89,14 @@ export async function replayRunRoute(req: Request, params: Promise<{ runId: stri
   // A run the viewer may not see is answered exactly like a missing one.
   if (!run || !(await mayReplay(db, viewer, run.sourceCaseId))) return Response.json({ error: "no such replay" }, { status: 404 });
   return { viewer, run, db };
+}
+
+/**
+ * 403 `{error, openOwn}` when the viewer may not see a view that pools every case's labels and
+ * detector output (lib/db `pooledViewGate`: experiments, repair searches, attribution runs); null
+ * when the view is open.
+ */
+export async function refusePooledView(db: Db, viewer: Viewer, view: PooledView): Promise<Response | null> {
+  const g = await pooledViewGate(db, viewer, view);
+  return g.open ? null : Response.json({ error: g.refusal, openOwn: g.openOwn }, { status: 403 });
 }

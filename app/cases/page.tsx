@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { caseHref } from "@/lib/case-links";
-import { caseVerdicts, getDb, hiddenDerivedCaseIds, listCaseFacets, listCasePage } from "@/lib/db";
+import { caseRowsForViewer, caseVerdicts, getDb, hiddenDerivedCaseIds, listCaseFacets, listCasePage } from "@/lib/db";
 import { CaseFilters } from "@/components/trace/case-filters";
 import { CaseTable } from "@/components/trace/case-table";
 import { caseListQuerySchema } from "@/lib/schemas/cases";
@@ -18,7 +18,8 @@ export const metadata: Metadata = { title: "Cases" };
 export default async function CasesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const viewer = await requireViewer();
   const query = caseListQuerySchema.parse(await searchParams);
-  // Reference labels are hidden from annotators (blindness): not even their count.
+  // Reference labels are hidden from annotators (blindness): not even their count — the column
+  // for those whose role may see labels, and per row withheld where the viewer is blind (lib/db caseRowsForViewer).
   const showLabels = viewer.roles.some((r) => r === "admin" || r === "researcher" || r === "adjudicator");
   const db = getDb();
   const exclude = await hiddenDerivedCaseIds(db, viewer);
@@ -34,8 +35,8 @@ export default async function CasesPage({ searchParams }: { searchParams: Promis
   const facets = await listCaseFacets(db);
   const { total, cases: listed, nextCursor, generatedCounts, pageSize } = page;
   // One verdict per case, the same as the case header and the replay page show (lib/db outcomes).
-  const verdicts = await caseVerdicts(db, listed);
-  const cases = listed.map((c) => ({ ...c, outcomePassed: verdicts.get(c.id)!.passed, outcomeVia: verdicts.get(c.id)!.via, outcomeEvaluator: verdicts.get(c.id)!.evaluator }));
+  const [verdicts, rows] = await Promise.all([caseVerdicts(db, listed), caseRowsForViewer(db, viewer, listed)]);
+  const cases = rows.map((c) => ({ ...c, outcomePassed: verdicts.get(c.id)!.passed, outcomeVia: verdicts.get(c.id)!.via, outcomeEvaluator: verdicts.get(c.id)!.evaluator }));
   const keep = (o: Record<string, string | undefined>) => {
     const p = new URLSearchParams();
     for (const [k, v] of Object.entries({ q: query.q, benchmark: query.benchmark, mas: query.mas, dataset: query.dataset, generated: query.generated, parent: query.parent, size: query.size, ...o })) if (v) p.set(k, v);

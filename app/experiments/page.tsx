@@ -1,7 +1,8 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { getDb, listExperiments } from "@/lib/db";
+import { getDb, listExperiments, pooledViewGate } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 import { ExperimentList } from "@/components/experiments/experiment-list";
 
 export const dynamic = "force-dynamic";
@@ -9,7 +10,9 @@ export const metadata: Metadata = { title: "Experiments" };
 
 /** Repair experiments (issue 13), newest first: name, status, progress, created. Researchers and admins. */
 export default async function ExperimentsPage() {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
+  const gate = await pooledViewGate(getDb(), viewer, "experiments");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const list = await listExperiments(getDb());
   const rows = list.map((e) => ({
     id: e.id,

@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import { caseHref } from "@/lib/case-links";
-import { getDb, listRepairSearches } from "@/lib/db";
+import { getDb, listRepairSearches, pooledViewGate } from "@/lib/db";
 import { fmtScore } from "@/lib/repair-search/view";
 import { requireViewer } from "@/lib/session";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 import { Badge } from "@/components/ui/badge";
 import { STATUS_TONE } from "@/components/repair-search/status";
 import { StartSearchForm } from "@/components/repair-search/start-search-form";
@@ -14,7 +15,9 @@ export const metadata: Metadata = { title: "Repair searches" };
 
 /** Repair searches (issue 15, MARS), newest first; `?caseId=` keeps one source case's. Researchers and admins. */
 export default async function RepairSearchesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
+  const gate = await pooledViewGate(getDb(), viewer, "repair-searches");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const q = await searchParams;
   const caseId = typeof q.caseId === "string" && q.caseId ? q.caseId : undefined;
   const list = await listRepairSearches(getDb(), { sourceCaseId: caseId, limit: 200 });

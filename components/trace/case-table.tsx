@@ -19,6 +19,8 @@ export interface CaseRow {
   agentCount: number;
   finalizedAt?: Date | null;
   _count: { referenceLabels: number };
+  /** The viewer is blind on this case (lib/db caseRowsForViewer): its labels and finalization are not shown. */
+  labelsWithheld?: boolean;
 }
 
 function snippet(s: string, n = 140): string {
@@ -76,6 +78,11 @@ export function CaseTable({ cases, showLabels = true, generatedCounts }: { cases
               <td className="px-3 py-2 text-right tabular-nums">{c.agentCount}</td>
               {showLabels ? (
                 <td className="flex flex-wrap gap-1 px-3 py-2">
+                  {c.labelsWithheld ? (
+                    <span className="text-xs text-slate-500" data-testid="labels-withheld">
+                      hidden until you submit
+                    </span>
+                  ) : null}
                   {c._count.referenceLabels > 0 ? <Badge tone="violet">{c._count.referenceLabels} reference</Badge> : null}
                   {c.finalizedAt ? <Badge tone="green">finalized</Badge> : null}
                 </td>

@@ -3,7 +3,8 @@
  * from the app (issue 24): how many there are per subset, and their bundles. A run reads every
  * case's reference label (it scores against it), so both go through the all-cases blindness gate
  * (./visibility.ts, like the agreement dashboard and releases): closed while the viewer has an own
- * annotator assignment not yet submitted.
+ * annotator assignment not yet submitted. The same lock holds for a run over the shipped dataset
+ * folders (`attributionRunRefusal`): they hold the same labels.
  */
 import { SUBSETS, type Subset } from "../attribution";
 import type { ReplayBundle } from "../bundle";
@@ -22,6 +23,15 @@ export interface DbWhoWhenCases {
   refused: string | null;
   /** Subsets with at least one case, in SUBSETS order (empty when refused). */
   subsets: Array<{ subset: Subset; cases: number }>;
+}
+
+/**
+ * Why this viewer may not start (or resume) an attribution run, whatever its source: a run reads
+ * the reference label of every case it scores — the shipped dataset folders hold the same labels as
+ * the imported cases — so it is locked while the all-cases gate is closed. Null: allowed.
+ */
+export async function attributionRunRefusal(db: Db, viewer: Viewer): Promise<string | null> {
+  return gateRefusal(db, viewer);
 }
 
 async function gateRefusal(db: Db, viewer: Viewer): Promise<string | null> {

@@ -33,7 +33,8 @@ import { freshTestDb } from "./test-db";
 import { importCase } from "./cases";
 import { assignCases, saveDraft, submitInitial } from "./annotations";
 import { upsertUser } from "./users";
-import { blindnessGate, caseForViewer, findCaseIdFor, getCaseForViewer, hiddenDerivedCaseIds, isReferenceDerivedNote, REFERENCE_FIELDS } from "./visibility";
+import { blindCaseIds, blindnessGate, caseForViewer, caseRowsForViewer, findCaseIdFor, getCaseForViewer, hiddenDerivedCaseIds, isReferenceDerivedNote, pooledViewGate, REFERENCE_FIELDS } from "./visibility";
+import { listCasePage } from "./case-list";
 import { listCases } from "./cases";
 import type { Db } from "./client";
 
@@ -170,6 +171,46 @@ describe("the one gate (blindnessGate)", () => {
     expect((await blindnessGate(db, r, { caseId: ids[GOLD] })).references).toBe(true);
     await assignCases(db, admin, { caseIds: [ids[HC6]], annotatorIds: [a.id], assisted: true });
     expect(await blindnessGate(db, a, { caseId: ids[HC6] })).toMatchObject({ references: false, detector: true, assisted: true });
+  });
+});
+
+describe("views that pool every case (pooledViewGate) and the case list (caseRowsForViewer)", () => {
+  test("experiments, repair searches, attribution: closed for a researcher who also annotates while an assignment is open, naming how many; open again after submitting", async () => {
+    const admin = await user(["admin"]);
+    const r = await user(["researcher", "annotator"]);
+    expect(await pooledViewGate(db, r, "experiments")).toEqual({ open: true, openOwn: 0, refusal: null });
+    await assignCases(db, admin, { caseIds: [ids[GOLD], ids[HC6]], annotatorIds: [r.id] });
+    expect(await pooledViewGate(db, r, "experiments")).toEqual({ open: false, openOwn: 2, refusal: "Experiments are hidden while you have unsubmitted annotations of your own (2 open annotator assignments)" });
+    expect((await pooledViewGate(db, r, "repair-searches")).refusal).toBe("Repair searches are hidden while you have unsubmitted annotations of your own (2 open annotator assignments)");
+    expect((await pooledViewGate(db, r, "attribution")).open).toBe(false);
+    // an admin or a researcher without assignments: open
+    expect((await pooledViewGate(db, admin, "experiments")).open).toBe(true);
+    expect((await pooledViewGate(db, await user(["researcher"]), "repair-searches")).open).toBe(true);
+    const fields = { categories: ["C2" as const], primary: "C2" as const, nodeId: "tool_call_0002", nodeType: "tool_call" as const, confidence: "high" as const, rationale: "repeats", evidence: [] };
+    const d = await saveDraft(db, r, { caseId: ids[GOLD], kind: "initial", version: 0, fields });
+    await submitInitial(db, r, { caseId: ids[GOLD], version: d.version });
+    expect(await pooledViewGate(db, r, "experiments")).toMatchObject({ open: false, openOwn: 1, refusal: expect.stringMatching(/\(1 open annotator assignment\)$/) });
+    await db.assignment.updateMany({ where: { userId: r.id }, data: { status: "submitted" } });
+    expect((await pooledViewGate(db, r, "experiments")).open).toBe(true);
+  });
+
+  test("case list rows: the label count and finalization withheld on the rows the viewer is blind on only, in one batch", async () => {
+    const admin = await user(["admin"]);
+    const r = await user(["researcher", "annotator"]);
+    await assignCases(db, admin, { caseIds: [ids[HC6]], annotatorIds: [r.id] });
+    const page = await listCasePage(db, { pageSize: 200 });
+    const hc6 = page.cases.find((c) => c.id === ids[HC6])!;
+    const ag14 = page.cases.find((c) => c.id === ids[AG14])!;
+    expect(hc6._count.referenceLabels).toBeGreaterThan(0); // the real count the viewer must not see
+    expect(ag14._count.referenceLabels).toBeGreaterThan(0);
+    expect([...(await blindCaseIds(db, r, page.cases.map((c) => c.id)))]).toEqual([ids[HC6]]);
+    const rows = await caseRowsForViewer(db, r, page.cases);
+    expect(rows.find((c) => c.id === ids[HC6])).toMatchObject({ _count: { referenceLabels: 0 }, finalizedAt: null, labelsWithheld: true });
+    expect(rows.find((c) => c.id === ids[AG14])).toMatchObject({ _count: { referenceLabels: ag14._count.referenceLabels }, labelsWithheld: false });
+    // a researcher without assignments sees every count; a plain annotator none
+    expect((await caseRowsForViewer(db, await user(["researcher"]), page.cases)).every((c) => !c.labelsWithheld)).toBe(true);
+    expect((await caseRowsForViewer(db, await user(["annotator"]), page.cases)).every((c) => c.labelsWithheld && c._count.referenceLabels === 0)).toBe(true);
+    expect(hc6._count.referenceLabels).toBeGreaterThan(0); // input untouched
   });
 });
 

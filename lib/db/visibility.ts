@@ -269,3 +269,78 @@ export async function isDerivedHiddenFrom(db: Db, viewer: Viewer, caseId: string
   if (!c.parentBundleId && !attempt && !run) return false;
   return (await hiddenDerivedCaseIds(db, viewer)).has(caseId);
 }
+
+// ------------------------------------------------------------------ views that pool every case
+
+/** Views that pool reference labels and detector output across cases, with how a refusal names them. */
+export const POOLED_VIEWS = {
+  agreement: "Agreement figures",
+  releases: "Releases",
+  experiments: "Experiments",
+  "repair-searches": "Repair searches",
+  attribution: "Attribution runs",
+} as const;
+export type PooledView = keyof typeof POOLED_VIEWS;
+
+/** The answer of {@link pooledViewGate}. */
+export interface PooledViewGate {
+  /** The view may be shown (and its jobs started) for this viewer. */
+  open: boolean;
+  /** The viewer's own annotator assignments not yet submitted (0 when open). */
+  openOwn: number;
+  /** Why not, naming the view and the number of open assignments; null when open. */
+  refusal: string | null;
+}
+
+/**
+ * The all-cases {@link blindnessGate} for a view that pools labels and detector output across
+ * cases — experiments (attempts carry guidance written from the reference label, the primary
+ * category, the anchor), repair searches, attribution runs (scored against every label), like the
+ * agreement dashboard and releases: closed while the viewer has any own annotator assignment not
+ * yet submitted, for every role (a researcher who also annotates included). Pages show `refusal`;
+ * API routes answer 403 `{error: refusal, openOwn}` (lib/api `refusePooledView`).
+ */
+export async function pooledViewGate(db: Db, viewer: Viewer, view: PooledView): Promise<PooledViewGate> {
+  const g = await blindnessGate(db, viewer, { allCases: true });
+  if (g.references) return { open: true, openOwn: 0, refusal: null };
+  return { open: false, openOwn: g.openOwn, refusal: `${POOLED_VIEWS[view]} are hidden while you have unsubmitted annotations of your own (${g.openOwn} open annotator assignment${g.openOwn === 1 ? "" : "s"})` };
+}
+
+// ------------------------------------------------------------------ case lists
+
+/**
+ * The per-case gate's `references` for many cases at once (a list page): two queries for the
+ * whole batch, the same rule as {@link blindnessGate} per case (lib/annotation canSeeOthersWork).
+ * @returns the ids of `caseIds` whose reference layer the viewer may NOT see
+ */
+export async function blindCaseIds(db: Db, viewer: Viewer, caseIds: readonly string[]): Promise<Set<string>> {
+  if (!caseIds.length) return new Set();
+  const ids = [...new Set(caseIds)];
+  const [asg, submitted] = await Promise.all([
+    db.assignment.findMany({ where: { userId: viewer.id, caseId: { in: ids } }, select: { caseId: true, role: true, assisted: true } }),
+    db.annotation.findMany({ where: { userId: viewer.id, caseId: { in: ids }, kind: "initial", status: "submitted" }, select: { caseId: true } }),
+  ]);
+  const done = new Set(submitted.map((a) => a.caseId));
+  const out = new Set<string>();
+  for (const id of ids) {
+    const mine = asg.filter((a) => a.caseId === id);
+    const access: CaseAccessState = {
+      isAssignedAnnotator: mine.some((a) => a.role === "annotator"),
+      isAssignedAdjudicator: mine.some((a) => a.role === "adjudicator"),
+      hasSubmittedInitial: done.has(id),
+      isAssisted: mine.some((a) => a.role === "annotator" && a.assisted),
+    };
+    if (!canSeeOthersWork(viewer, access)) out.add(id);
+  }
+  return out;
+}
+
+/**
+ * The rows of a case list as this viewer may see them: on a row the viewer is blind on
+ * ({@link blindCaseIds}) the reference-label count is 0, `finalizedAt` null and `labelsWithheld`
+ * true (the page says so instead of the count). One query batch for the page.
+ */
+export async function caseRowsForViewer<R extends { id: string; _count: { referenceLabels: number }; finalizedAt?: Date | null }>(db: Db, viewer: Viewer, rows: readonly R[]): Promise<Array<R & { labelsWithheld: boolean }>> {
+  const blind = await blindCaseIds(db, viewer, rows.map((r) => r.id));
+  return rows.map((r) => (blind.has(r.id) ? { ...r, _count: { ...r._count, referenceLabels: 0 }, ...("finalizedAt" in r ? { finalizedAt: null } : {}), labelsWithheld: true } : { ...r, labelsWithheld: false }));
+}

@@ -1,4 +1,4 @@
-import { parseBody } from "@/lib/api";
+import { parseBody, refusePooledView } from "@/lib/api";
 import { ExperimentError, getDb, listExperiments } from "@/lib/db";
 import { ensureEmbeddedWorkers } from "@/lib/jobs";
 import { createExperimentSchema } from "@/lib/schemas/experiments";
@@ -12,6 +12,8 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "experiments");
+  if (hidden) return hidden;
   return Response.json({ experiments: await listExperiments(getDb()) });
 }
 
@@ -25,6 +27,8 @@ export async function GET(req: Request) {
 export async function POST(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "experiments");
+  if (hidden) return hidden;
   const body = await parseBody(req, createExperimentSchema);
   if (body instanceof Response) return body;
   const settings = experimentSettingsFromEnv({ attempts: body.attempts, seed: body.seed, maxCalls: body.maxCalls, maxTokens: body.maxTokens });

@@ -1,4 +1,4 @@
-import { parseBody } from "@/lib/api";
+import { parseBody, refusePooledView } from "@/lib/api";
 import { getDb, listRepairSearches, RepairSearchDbError } from "@/lib/db";
 import { ensureEmbeddedWorkers } from "@/lib/jobs";
 import { createRepairSearchSchema } from "@/lib/schemas/repair-searches";
@@ -11,6 +11,8 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "repair-searches");
+  if (hidden) return hidden;
   const q = new URL(req.url).searchParams;
   const limit = Number(q.get("limit") ?? 50);
   const searches = await listRepairSearches(getDb(), { sourceCaseId: q.get("caseId") || undefined, limit: Number.isFinite(limit) ? limit : 50 });
@@ -25,6 +27,8 @@ export async function GET(req: Request) {
 export async function POST(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "repair-searches");
+  if (hidden) return hidden;
   const body = await parseBody(req, createRepairSearchSchema);
   if (body instanceof Response) return body;
   const settings = repairSearchSettingsFromEnv(body);

@@ -1,10 +1,11 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
 import { z } from "zod";
-import { getDb } from "@/lib/db";
+import { getDb, pooledViewGate } from "@/lib/db";
 import { attemptsBehind, methodLabel, EXPERIMENT_TABLES } from "@/lib/experiments";
 import { getExperimentReport, toAttemptListItem } from "@/lib/services/experiments/run";
 import { requireViewer } from "@/lib/session";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 import { AttemptList } from "@/components/experiments/attempt-list";
 import { forestRows, passRateSeries } from "@/components/experiments/chart-data";
 import { ForestPlot } from "@/components/experiments/forest-plot";
@@ -27,7 +28,9 @@ const cellQuery = z.object({ method: z.string().max(100).optional(), mas: z.stri
  * which lists the attempts behind it; each attempt links to its bundle diffed against the source.
  */
 export default async function ExperimentPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
+  const gate = await pooledViewGate(getDb(), viewer, "experiments");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const { id } = await params;
   const db = getDb();
   const r = await getExperimentReport(db, id);

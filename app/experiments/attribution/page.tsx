@@ -5,10 +5,11 @@ import { FollowAttributionRun } from "@/components/attribution/follow-run";
 import { NewAttributionRunForm } from "@/components/attribution/new-run-form";
 import { ResumeAttributionRunForm } from "@/components/attribution/resume-run-form";
 import { LATER_BEST } from "@/lib/attribution";
-import { getDb } from "@/lib/db";
+import { getDb, pooledViewGate } from "@/lib/db";
 import { attributionAppOptions, canCancel, resumeRefusal } from "@/lib/services/attribution/app-start";
 import { attributionRunTable, listAttributionRuns } from "@/lib/services/attribution/runs";
 import { requireViewer } from "@/lib/session";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Failure attribution" };
@@ -22,6 +23,8 @@ export const metadata: Metadata = { title: "Failure attribution" };
  */
 export default async function AttributionPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
   const viewer = await requireViewer("researcher", "admin");
+  const gate = await pooledViewGate(getDb(), viewer, "attribution");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const sp = await searchParams;
   const runs = await listAttributionRuns(getDb());
   const name = typeof sp.run === "string" ? sp.run : runs[0]?.name;

@@ -1,9 +1,10 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import { getDb } from "@/lib/db";
+import { getDb, pooledViewGate } from "@/lib/db";
 import { METHOD_CATALOG } from "@/lib/experiments/methods";
 import { replaySettings } from "@/lib/env";
 import { requireViewer } from "@/lib/session";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 import { NewExperimentForm } from "@/components/experiments/new-experiment-form";
 
 export const dynamic = "force-dynamic";
@@ -16,7 +17,9 @@ export const metadata: Metadata = { title: "New experiment" };
  * Researchers and admins.
  */
 export default async function NewExperimentPage() {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
+  const gate = await pooledViewGate(getDb(), viewer, "experiments");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const groups = await getDb().case.groupBy({ by: ["sourceDataset"], where: { sourceDataset: { notIn: ["replay", "experiment"] } }, _count: { _all: true }, orderBy: { sourceDataset: "asc" } });
   const datasets = groups.map((g) => ({ name: g.sourceDataset, cases: g._count._all }));
   const r = replaySettings();

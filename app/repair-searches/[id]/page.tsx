@@ -2,8 +2,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
-import { exportBundle, getDb, getRepairSearch } from "@/lib/db";
+import { exportBundle, getDb, getRepairSearch, pooledViewGate } from "@/lib/db";
 import { requireViewer } from "@/lib/session";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 import { NodeBundleDiff } from "@/components/repair-search/node-bundle-diff";
 import { RepairSearchLive, type RepairSearchClientView } from "@/components/repair-search/repair-search-live";
 
@@ -16,7 +17,9 @@ export const metadata: Metadata = { title: "Repair search" };
  * node's bundle beside the source with the diff. Researchers and admins.
  */
 export default async function RepairSearchPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
+  const gate = await pooledViewGate(getDb(), viewer, "repair-searches");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const { id } = await params;
   const q = await searchParams;
   const nodeId = typeof q.node === "string" && /^n\d+$/.test(q.node) ? q.node : null;

@@ -226,6 +226,11 @@ describe("attribution runs from the app", () => {
     const reason = "a run reads the reference labels of every case: not while you have 1 annotator assignment(s) not yet submitted";
     expect((await attributionAppOptions(h.db, blind, NO_ENDPOINT, sources)).database).toEqual({ refused: reason, subsets: [] });
     expect(await refusal(startAttributionFromApp(h.db, blind, { ...body, name: "app-db-blind" }, { env: NO_ENDPOINT, sources }))).toEqual({ code: "invalid", at: "source", message: reason });
+    // every source: the shipped dataset folders hold the same labels (nothing created); resume too
+    const runsBefore = await h.db.attributionRun.count();
+    expect(await refusal(startAttributionFromApp(h.db, blind, { ...body, source: "dataset", name: "app-dataset-blind" }, { env: NO_ENDPOINT, sources }))).toEqual({ code: "invalid", at: "source", message: reason });
+    expect(await h.db.attributionRun.count()).toBe(runsBefore);
+    expect(await refusal(resumeAttributionFromApp(h.db, blind, { action: "resume", name: "app-db" }))).toEqual({ code: "invalid", at: "name", message: reason });
   });
 
   test("the POST body schema names the bad field", () => {

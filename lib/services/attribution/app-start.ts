@@ -12,7 +12,7 @@
  */
 import { ATTRIBUTOR_NAMES, ATTRIBUTORS, attributionCaseFromBundle, type AttributionCase, type AttributorName, type Subset } from "../../attribution";
 import type { Viewer } from "../../annotation";
-import { AttributionRunError, cancelAttributionRun, countDbWhoWhenCases, dbWhoWhenBundles, getAttributionRun, type AttributionRunView, type Db, type DbWhoWhenCases } from "../../db";
+import { AttributionRunError, attributionRunRefusal, cancelAttributionRun, countDbWhoWhenCases, dbWhoWhenBundles, getAttributionRun, type AttributionRunView, type Db, type DbWhoWhenCases } from "../../db";
 import type { CancelAttributionBody, ResumeAttributionBody, StartAttributionBody } from "../../schemas/attribution";
 import { attributionLlmSettings } from "./llm";
 import { whoWhenDatasetDir, whoWhenSources, loadWhoWhenCases, type WhoWhenSource } from "./sources";
@@ -112,10 +112,14 @@ async function casesOf(db: Db, viewer: Viewer, body: StartAttributionBody, sourc
  * folders or of the database (`body.source`) — on the server's endpoint, and queue its jobs for
  * the workers. Audited ("attribution.create") with the viewer as actor.
  * @throws AttributionRunError (routes: 400 / 404 / 409 with `at` the body field): an LLM attributor
- *   without an endpoint (`attributors`), a subset not shipped or no case read (`subsets`), the
- *   database's cases while the viewer's blindness gate is closed (`source`), a run of that name (`name`)
+ *   without an endpoint (`attributors`), a subset not shipped or no case read (`subsets`), any
+ *   source while the viewer's all-cases blindness gate is closed (`source`: a run reads every
+ *   label), a run of that name (`name`)
  */
 export async function startAttributionFromApp(db: Db, viewer: Viewer, body: StartAttributionBody, o: { env?: NodeJS.ProcessEnv; sources?: readonly WhoWhenSource[] } = {}): Promise<AppStartResult> {
+  // Every source, not only the database: the shipped folders hold the same reference labels.
+  const locked = await attributionRunRefusal(db, viewer);
+  if (locked) throw new AttributionRunError("invalid", locked, "source");
   const { endpoint, problem } = serverAttributionEndpoint(o.env);
   const attributors = [...new Set(body.attributors)];
   const needs = attributors.filter((a) => ATTRIBUTORS[a].usesLlm);
@@ -165,9 +169,12 @@ export function cancelAttributionFromApp(db: Db, viewer: Viewer, body: CancelAtt
  * run (its model, protocol, seed, plan and cases as stored), with the new caps: failed jobs are
  * queued again, done ones kept, and the queued ones handed to the workers. A cap must leave room beyond what the run has spent. Audited with the viewer as actor.
  * @throws AttributionRunError not-found (`name`), conflict (not stopped at its budget and no failed
- *   job: `name`), invalid (a cap not above the spending: `maxCalls` / `maxTokens`)
+ *   job: `name`), invalid (a cap not above the spending: `maxCalls` / `maxTokens`; the viewer's
+ *   all-cases blindness gate closed: `name`, a resumed run reads every label as a start does)
  */
 export async function resumeAttributionFromApp(db: Db, viewer: Viewer, body: ResumeAttributionBody): Promise<AppResumeResult> {
+  const locked = await attributionRunRefusal(db, viewer);
+  if (locked) throw new AttributionRunError("invalid", locked, "name");
   const run = await getAttributionRun(db, body.name);
   if (!run) throw new AttributionRunError("not-found", `no attribution run named "${body.name}"`, "name");
   const refused = resumeRefusal(run);

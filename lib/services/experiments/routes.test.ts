@@ -20,9 +20,11 @@ const HILL = "demo/reference-orchestrator-hilltop";
 const GOLD = "ag2/assistantbench_dev_9fce12b25f697d6/attempt_000";
 
 type H = { POST(req: Request): Promise<Response> };
+type R = { GET?(req: Request, ctx?: unknown): Promise<Response>; POST?(req: Request, ctx?: unknown): Promise<Response> };
 let db: Db;
 let route: H;
 let researcher: { cookie: string };
+const routes: Record<string, R> = {};
 const ENV = ["SYMTRACE_REPLAY_UPSTREAM", "SYMTRACE_REPLAY_EVALUATOR", "SYMTRACE_EVALUATORS_FILE", "SYMTRACE_BUILTIN_EVALUATORS", "SYMTRACE_EMBEDDED_WORKER", "SYMTRACE_EXPERIMENT_JUDGE", "SYMTRACE_JUDGE_UPSTREAM"] as const;
 const saved = Object.fromEntries(ENV.map((k) => [k, process.env[k]]));
 
@@ -37,6 +39,12 @@ beforeAll(async () => {
   await importCase(db, { bundle: read(path.join(SHARED, "fixtures/bundles/gold-c1.bundle.json")) });
   researcher = await signedInUser(db, ["researcher"]);
   route = (await import("../../../app/api/experiments/route")) as H;
+  routes.list = (await import("../../../app/api/experiments/route")) as R;
+  routes.one = (await import("../../../app/api/experiments/[id]/route")) as R;
+  routes.attempts = (await import("../../../app/api/experiments/[id]/attempts/route")) as R;
+  routes.report = (await import("../../../app/api/experiments/[id]/report/route")) as R;
+  routes.cancel = (await import("../../../app/api/experiments/[id]/cancel/route")) as R;
+  routes.check = (await import("../../../app/api/experiments/check/route")) as R;
 }, 120_000);
 afterAll(async () => {
   for (const k of ENV) if (saved[k] === undefined) delete process.env[k];
@@ -76,5 +84,41 @@ describe("POST /api/experiments: the creation check", () => {
     } finally {
       delete process.env.SYMTRACE_BUILTIN_EVALUATORS;
     }
+  });
+});
+
+describe("experiments pool every case's labels: the all-cases blindness gate on every route", () => {
+  test("a researcher who also annotates, with an assignment not yet submitted: 403 naming the open assignments (list, one, attempts ?case= and CSV, report JSON and CSV, cancel, check, create), nothing created; a researcher without assignments gets the attempts", async () => {
+    const exp = await db.experiment.findFirstOrThrow({ select: { id: true } });
+    const get = (u: string, who: { cookie: string }) => new Request(`http://app.test${u}`, { headers: { cookie: who.cookie } });
+    const postAs = (u: string, who: { cookie: string }, body: unknown) => new Request(`http://app.test${u}`, { method: "POST", headers: { "content-type": "application/json", cookie: who.cookie }, body: JSON.stringify(body) });
+    const ctx = { params: Promise.resolve({ id: exp.id }) };
+    // what the gate guards: the attempts of a case, with the case's bundle id and category
+    const open = await routes.attempts.GET!(get(`/api/experiments/${exp.id}/attempts?case=${encodeURIComponent(HILL)}`, researcher), ctx);
+    expect(open.status).toBe(200);
+    const { attempts } = (await open.json()) as { attempts: Array<{ caseBundleId?: string }> };
+    expect(attempts.length).toBeGreaterThan(0);
+
+    const both = await signedInUser(db, ["researcher", "annotator"]);
+    const gold = await db.case.findFirstOrThrow({ where: { bundleId: GOLD }, select: { id: true } });
+    await db.assignment.create({ data: { caseId: gold.id, userId: both.id, role: "annotator" } });
+    const error = "Experiments are hidden while you have unsubmitted annotations of your own (1 open annotator assignment)";
+    const before = await db.experiment.count();
+    for (const r of [
+      await routes.list.GET!(get("/api/experiments", both)),
+      await routes.list.POST!(postAs("/api/experiments", both, { methods: ["suspicious-node"], attempts: 1, evaluator: "hilltop", cases: { bundleIds: [HILL] } })),
+      await routes.one.GET!(get(`/api/experiments/${exp.id}`, both), ctx),
+      await routes.attempts.GET!(get(`/api/experiments/${exp.id}/attempts?case=${encodeURIComponent(HILL)}`, both), ctx),
+      await routes.attempts.GET!(get(`/api/experiments/${exp.id}/attempts?format=csv`, both), ctx),
+      await routes.report.GET!(get(`/api/experiments/${exp.id}/report?format=json`, both), ctx),
+      await routes.report.GET!(get(`/api/experiments/${exp.id}/report?format=csv&table=attempts`, both), ctx),
+      await routes.cancel.POST!(postAs(`/api/experiments/${exp.id}/cancel`, both, {}), ctx),
+      await routes.check.POST!(postAs("/api/experiments/check", both, { cases: { bundleIds: [HILL] } })),
+    ]) {
+      expect(r.status).toBe(403);
+      expect(await r.json()).toEqual({ error, openOwn: 1 });
+    }
+    expect(await db.experiment.count()).toBe(before);
+    expect((await db.experiment.findUniqueOrThrow({ where: { id: exp.id } })).status).not.toBe("cancelled");
   });
 });

@@ -103,4 +103,30 @@ describe("repair-search API", () => {
     expect(nope.status).toBe(404);
     expect(JSON.stringify(await nope.json())).toContain("rs-api-nope");
   });
+
+  test("a researcher who also annotates, with an assignment not yet submitted: 403 naming the open assignments on every route, POST included, nothing created; open after the assignment is submitted", async () => {
+    process.env.SYMTRACE_REPLAY_UPSTREAM = "http://127.0.0.1:9/v1";
+    process.env.SYMTRACE_SEARCH_JUDGE_CMD = "node judge.mjs";
+    process.env.SYMTRACE_REPLAY_EVALUATOR = "node eval.mjs";
+    users.both = await signedInUser(db, ["researcher", "annotator"]);
+    const other = (await importCase(db, { bundle: syntheticBundle({ id: "rs-api-blind", turns: 2 }) })).caseId;
+    await db.assignment.create({ data: { caseId: other, userId: users.both.id, role: "annotator" } });
+    const search = (await db.repairSearch.findFirstOrThrow({ select: { id: true } })).id;
+    const before = await db.repairSearch.count();
+    const error = "Repair searches are hidden while you have unsubmitted annotations of your own (1 open annotator assignment)";
+    for (const r of [
+      await list.GET!(req(`/api/repair-searches?caseId=${caseId}`, "both")),
+      await list.POST!(req("/api/repair-searches", "both", { sourceCaseId: caseId })),
+      await one.GET!(req(`/api/repair-searches/${search}`, "both"), params(search)),
+      await cancel.POST!(req(`/api/repair-searches/${search}/cancel`, "both", {}), params(search)),
+    ]) {
+      expect(r.status).toBe(403);
+      expect(await r.json()).toEqual({ error, openOwn: 1 });
+    }
+    expect(await db.repairSearch.count()).toBe(before);
+    await db.assignment.updateMany({ where: { userId: users.both.id }, data: { status: "submitted" } });
+    const l = await list.GET!(req(`/api/repair-searches?caseId=${caseId}`, "both"));
+    expect(l.status).toBe(200);
+    expect(((await l.json()) as { searches: unknown[] }).searches.length).toBeGreaterThan(0);
+  });
 });

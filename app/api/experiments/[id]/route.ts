@@ -1,3 +1,4 @@
+import { refusePooledView } from "@/lib/api";
 import { getDb, getExperiment } from "@/lib/db";
 import { viewerForRequest } from "@/lib/session";
 
@@ -7,6 +8,8 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "experiments");
+  if (hidden) return hidden;
   const experiment = await getExperiment(getDb(), (await ctx.params).id);
   if (!experiment) return Response.json({ error: "no such experiment" }, { status: 404 });
   return Response.json({ experiment });

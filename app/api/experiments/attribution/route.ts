@@ -1,4 +1,4 @@
-import { parseBody } from "@/lib/api";
+import { parseBody, refusePooledView } from "@/lib/api";
 import { tableCsv } from "@/lib/attribution";
 import { AttributionRunError, getDb } from "@/lib/db";
 import { ensureEmbeddedWorkers } from "@/lib/jobs";
@@ -17,6 +17,8 @@ export const dynamic = "force-dynamic";
 export async function GET(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "attribution");
+  if (hidden) return hidden;
   const u = new URL(req.url);
   const name = u.searchParams.get("run");
   if (name === null) return Response.json({ runs: await listAttributionRuns(getDb()) });
@@ -43,6 +45,8 @@ export async function GET(req: Request) {
 export async function POST(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "attribution");
+  if (hidden) return hidden;
   const body = await parseBody(req, attributionPostSchema);
   if (body instanceof Response) return body;
   try {

@@ -1,4 +1,4 @@
-import { parseBody } from "@/lib/api";
+import { parseBody, refusePooledView } from "@/lib/api";
 import { ExperimentError, getDb } from "@/lib/db";
 import { byDataset } from "@/lib/experiments/judgeable";
 import { checkExperimentSchema } from "@/lib/schemas/experiments";
@@ -19,6 +19,8 @@ const MAX_PREVIEW = 500;
 export async function POST(req: Request) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "experiments");
+  if (hidden) return hidden;
   const body = await parseBody(req, checkExperimentSchema);
   if (body instanceof Response) return body;
   try {

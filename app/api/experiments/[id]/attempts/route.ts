@@ -1,4 +1,4 @@
-import { parseQuery } from "@/lib/api";
+import { parseQuery, refusePooledView } from "@/lib/api";
 import { z } from "zod";
 import { getDb, getExperiment, listExperimentAttempts, ATTEMPT_STATUSES } from "@/lib/db";
 import { experimentCsv } from "@/lib/services/experiments/run";
@@ -22,6 +22,8 @@ const q = z.object({
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "experiments");
+  if (hidden) return hidden;
   const query = parseQuery(req, q);
   if (query instanceof Response) return query;
   const id = (await ctx.params).id;

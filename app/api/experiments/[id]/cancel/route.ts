@@ -1,3 +1,4 @@
+import { refusePooledView } from "@/lib/api";
 import { getDb } from "@/lib/db";
 import { cancelExperimentRun } from "@/lib/services/experiments/run";
 import { viewerForRequest } from "@/lib/session";
@@ -8,6 +9,8 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "experiments");
+  if (hidden) return hidden;
   const experiment = await cancelExperimentRun(getDb(), (await ctx.params).id, v.id);
   if (!experiment) return Response.json({ error: "no such experiment" }, { status: 404 });
   return Response.json({ experiment });

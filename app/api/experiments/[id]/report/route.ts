@@ -1,4 +1,4 @@
-import { parseQuery } from "@/lib/api";
+import { parseQuery, refusePooledView } from "@/lib/api";
 import { z } from "zod";
 import { EXPERIMENT_TABLES } from "@/lib/experiments";
 import { getDb } from "@/lib/db";
@@ -17,6 +17,8 @@ const q = z.object({ format: z.enum(["json", "csv"]).default("json"), table: z.e
 export async function GET(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "experiments");
+  if (hidden) return hidden;
   const query = parseQuery(req, q);
   if (query instanceof Response) return query;
   const id = (await ctx.params).id;

@@ -1,3 +1,4 @@
+import { refusePooledView } from "@/lib/api";
 import { getDb, RepairSearchDbError, requestRepairSearchCancel } from "@/lib/db";
 import { viewerForRequest } from "@/lib/session";
 
@@ -7,6 +8,8 @@ export const dynamic = "force-dynamic";
 export async function POST(req: Request, ctx: { params: Promise<{ id: string }> }) {
   const v = await viewerForRequest(req, "researcher", "admin");
   if (v instanceof Response) return v;
+  const hidden = await refusePooledView(getDb(), v, "repair-searches");
+  if (hidden) return hidden;
   try {
     const search = await requestRepairSearchCancel(getDb(), (await ctx.params).id, v.id);
     return Response.json({ search });

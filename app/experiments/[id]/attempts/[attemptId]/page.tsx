@@ -2,11 +2,12 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { caseHref } from "@/lib/case-links";
-import { exportBundle, getDb, getExperimentAttempt } from "@/lib/db";
+import { exportBundle, getDb, getExperimentAttempt, pooledViewGate } from "@/lib/db";
 import { methodLabel } from "@/lib/experiments";
 import { alignSuffix, finalAnswer, resolveOutcomes, type SuffixAlignment } from "@/lib/replay";
 import { compareReplay } from "@/lib/replay";
 import { requireViewer } from "@/lib/session";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 import { Badge } from "@/components/ui/badge";
 import { ReplayCompareTable } from "@/components/replay/replay-compare-table";
 import { ReplayFinalAnswers, ReplayOutcome } from "@/components/replay/replay-outcome";
@@ -21,7 +22,9 @@ export const metadata: Metadata = { title: "Experiment attempt" };
  * suffix (node-level methods), node by node. Guidance, errors and judge reasons are text.
  */
 export default async function AttemptPage({ params }: { params: Promise<{ id: string; attemptId: string }> }) {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
+  const gate = await pooledViewGate(getDb(), viewer, "experiments");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const { id, attemptId } = await params;
   const db = getDb();
   const a = await getExperimentAttempt(db, attemptId);
