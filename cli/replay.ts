@@ -108,6 +108,11 @@ function checkUrl(v: string | undefined, name: string): void {
   }
 }
 
+/** Failed boundary calls of a bundle (`record`'s `failedBoundaries`): llm_call and tool_result nodes with status error. */
+export function failedBoundaryCount(bundle: Pick<ReplayBundle, "graph">): number {
+  return bundle.graph.nodes.filter((n) => (n.type === "llm_call" || n.type === "tool_result") && n.status === "error").length;
+}
+
 /**
  * `record` (snapshot mode, seeds/000 §3.1): forward every boundary request live, write a bundle v1.
  * @param args the arguments after `record`
@@ -158,7 +163,7 @@ export async function recordCommand(args: string[]): Promise<Result> {
     if (rec.status !== "recorded") throw new Error(rec.status === "failed" ? rec.error : "recording cancelled");
     const { bundle } = rec;
     const run = { exitCode: rec.masExitCode, final: rec.final };
-    const failedBoundaries = bundle.graph.nodes.filter((n) => (n.type === "llm_call" || n.type === "tool_result") && n.status === "error").length;
+    const failedBoundaries = failedBoundaryCount(bundle);
     const summary = { out, bundleId: bundle.id, nodes: bundle.graph.nodes.length, edges: bundle.graph.edges.length, records: bundle.records.length, failedBoundaries, masExitCode: run.exitCode, masSignal: rec.masSignal, final: run.final ?? null };
     if (bundle.records.length === 0) {
       return { code: 4, output: { ok: false, status: "nothing-recorded", ...summary, out: null, message: `the MAS made no LLM or tool call through the proxy (exit code ${run.exitCode ?? rec.masSignal}); is it using OPENAI_BASE_URL / ANTHROPIC_BASE_URL?${rec.stderrTail ? ` stderr: ${rec.stderrTail.slice(-300)}` : ""}` } };

@@ -19,6 +19,9 @@
  *
  * Streaming: upstream SSE is parsed with eventsource-parser; every event is written to the MAS as
  * soon as it arrives and stored in order (`{ stream: true, events: [{ data, event?, id? }] }`).
+ * An error event inside the stream (ProtocolAdapter.streamError) fails the call; a MAS that closes
+ * the connection before the answer ended fails it at that moment (`ClientAborted`: the upstream
+ * is aborted, only the events written before the close are stored); lib/replay/README.md.
  * A replayed stream is written event by event (one write per event, yielding to the event loop
  * between events), never re-chunked or buffered into one write.
  *
@@ -30,7 +33,7 @@ import { text as readText } from "node:stream/consumers";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createParser } from "eventsource-parser";
-import { formatSseEvent, isStreamedResponse, protocolAdapter, type BoundarySession, type DivergenceReport, type ProtocolName, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
+import { formatSseEvent, isStreamedResponse, protocolAdapter, type BoundaryOutcome, type BoundarySession, type DivergenceReport, type ProtocolName, type SseEvent, type Step, type TargetResolution } from "../lib/replay";
 import { handleMcp, McpUpstream } from "./mcp";
 import { fetchErrorText } from "./fetch-error";
 import { beginWhenReady } from "./wait";
@@ -202,7 +205,7 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
   const anthropicBase = opts.anthropicUpstream ?? (opts.upstream ? trimSlash(opts.upstream).replace(/\/v1$/, "") : undefined);
   const mcpUpstream = opts.mcpUpstream ? new McpUpstream(opts.mcpUpstream, timeoutMs) : null;
 
-  async function liveLlm(req: http.IncomingMessage, res: http.ServerResponse, step: Extract<Step, { kind: "live" }>, route: { path: string; anthropic?: true }) {
+  async function liveLlm(req: http.IncomingMessage, res: http.ServerResponse, step: Extract<Step, { kind: "live" }>, route: { protocol: ProtocolName; path: string; anthropic?: true }) {
     const t0 = performance.now();
     const base = route.anthropic ? anthropicBase : opts.upstream;
     if (!base) {
@@ -212,21 +215,52 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
     }
     const headers: Record<string, string> = { "content-type": "application/json", accept: String(req.headers.accept ?? "application/json") };
     for (const h of FORWARDED_HEADERS) if (req.headers[h]) headers[h] = String(req.headers[h]);
+    // The boundary is completed once: normally after the upstream answered, or at the moment the
+    // MAS closes its connection before the answer ended (ClientAborted: the upstream is aborted,
+    // only the events written before the close are recorded).
+    let completed = false;
+    const complete = (outcome: BoundaryOutcome) => {
+      if (completed) return;
+      completed = true;
+      session.complete(step.ticket, outcome);
+    };
+    const abortUpstream = new AbortController();
+    let streamed: { events: SseEvent[]; status: number } | null = null;
+    const onClose = () => {
+      if (res.writableEnded || completed) return;
+      const message = streamed ? `the MAS closed the stream after ${streamed.events.length} events` : "the MAS closed the connection before the proxy answered";
+      complete({
+        response: streamed ? { stream: true, events: [...streamed.events] } : { error: { message, type: "symtrace_client_aborted" } },
+        httpStatus: streamed ? streamed.status : 499,
+        latencyMs: performance.now() - t0,
+        error: { type: "ClientAborted", message },
+      });
+      abortUpstream.abort();
+    };
+    // The MAS's FIN (`end` on the socket) is seen at once; `close` on the response only once a
+    // later write fails, i.e. after one more event was written to nobody.
+    const socket = req.socket;
+    res.on("close", onClose);
+    socket.on("end", onClose);
+    res.once("close", () => socket.off("end", onClose));
     let up: Response;
     try {
-      up = await fetch(`${trimSlash(base)}${route.path}`, { method: "POST", headers, body: JSON.stringify(step.forward), signal: AbortSignal.timeout(timeoutMs) });
+      up = await fetch(`${trimSlash(base)}${route.path}`, { method: "POST", headers, body: JSON.stringify(step.forward), signal: AbortSignal.any([abortUpstream.signal, AbortSignal.timeout(timeoutMs)]) });
     } catch (e) {
+      if (completed) return; // the MAS went away (recorded by onClose)
       const message = `upstream unreachable: ${fetchErrorText(e)}`;
-      session.complete(step.ticket, { response: { error: { message, type: "symtrace_upstream_error" } }, httpStatus: 502, latencyMs: performance.now() - t0, error: { type: "UpstreamUnreachable", message } });
+      complete({ response: { error: { message, type: "symtrace_upstream_error" } }, httpStatus: 502, latencyMs: performance.now() - t0, error: { type: "UpstreamUnreachable", message } });
       return apiError(res, 502, "symtrace_upstream_error", message);
     }
     const ctype = up.headers.get("content-type") ?? "";
     if (ctype.includes("text/event-stream") && up.body) {
       const events: SseEvent[] = [];
+      streamed = { events, status: up.status };
       res.writeHead(up.status, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
       res.flushHeaders();
       const parser = createParser({
         onEvent: (ev) => {
+          if (completed) return; // the MAS closed the stream: nothing more is written or recorded
           const e: SseEvent = { data: ev.data };
           if (ev.event !== undefined) e.event = ev.event;
           if (ev.id !== undefined) e.id = ev.id;
@@ -237,19 +271,32 @@ export async function startBoundaryProxy(opts: BoundaryProxyOptions): Promise<Bo
       const decoder = new TextDecoder();
       let error: { type: string; message: string } | null = null;
       try {
-        for await (const chunk of up.body as unknown as AsyncIterable<Uint8Array>) parser.feed(decoder.decode(chunk, { stream: true }));
+        for await (const chunk of up.body as unknown as AsyncIterable<Uint8Array>) {
+          if (completed) break;
+          parser.feed(decoder.decode(chunk, { stream: true }));
+        }
         parser.feed(decoder.decode());
       } catch (e) {
         error = { type: "StreamError", message: (e as Error).message };
       }
-      session.complete(step.ticket, { response: { stream: true, events }, httpStatus: up.status, latencyMs: performance.now() - t0, error });
+      if (completed) return;
+      // An error the upstream reported inside the stream (HTTP 200) fails the call like a broken stream.
+      error = protocolAdapter(route.protocol).streamError(events) ?? error;
+      complete({ response: { stream: true, events }, httpStatus: up.status, latencyMs: performance.now() - t0, error });
       res.end();
       return;
     }
-    const text = await up.text();
+    let text: string;
+    try {
+      text = await up.text();
+    } catch (e) {
+      if (completed) return;
+      throw e;
+    }
+    if (completed) return;
     const body = jsonOrRaw(text);
     const error = up.status >= 400 ? { type: `http_${up.status}`, message: text.slice(0, 500) } : null;
-    session.complete(step.ticket, { response: body, httpStatus: up.status, latencyMs: performance.now() - t0, error });
+    complete({ response: body, httpStatus: up.status, latencyMs: performance.now() - t0, error });
     if (typeof body === "object" && body !== null && "raw" in body) {
       res.writeHead(up.status, { "content-type": ctype || "text/plain" });
       res.end(text);

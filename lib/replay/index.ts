@@ -33,6 +33,8 @@ export { producedIds, renameInventedIds, hasInventedIds, ID_KEYS } from "./renam
 export { observedSpans, ReadyTracker } from "./order";
 export type { ObservedSpan } from "./order";
 export { PROTOCOLS, DEFAULT_PROTOCOL, isProtocolName, protocolAdapter, recordProtocol, appendGuidanceFor, toolResultAt } from "./protocols";
+export { anthropicStreamError, chatStreamError, responsesStreamError } from "./stream-errors";
+export type { StreamError } from "./stream-errors";
 export type { ProtocolName, ProtocolAdapter, OutputView, ToolCallView, ToolResultView } from "./protocols";
 export { AgentLanes, agentEvidence, agentKeyOf, promptName, promptTag } from "./agents";
 export type { AgentEvidence } from "./agents";

@@ -12,6 +12,7 @@
 import { anthropicHistoryCalls, anthropicInstructions, anthropicMessageCount, anthropicOutput, anthropicToolResults, anthropicTurns, appendAnthropicGuidance } from "./anthropic";
 import { embeddingsInputCount } from "./embeddings";
 import { appendGuidance as appendChatGuidance, assistantOf, streamEventsFor, type SseEvent } from "./openai";
+import { anthropicStreamError, chatStreamError, responsesStreamError, type StreamError } from "./stream-errors";
 import { appendResponsesGuidance, parseArgs, responsesHistoryCalls, responsesInstructions, responsesMessageCount, responsesOutput, responsesOutputItems, responsesToolResults, responsesTurns } from "./responses";
 
 /** Protocols of LLM boundaries. */
@@ -88,6 +89,8 @@ export interface ProtocolAdapter {
   appendGuidance<T>(request: T, guidance: string): T;
   /** The recorded stream as the replaying client asked for it. */
   streamEventsFor(events: readonly SseEvent[], request: unknown): SseEvent[];
+  /** The error the upstream reported inside a stream (stream-errors.ts), or null: the call failed although HTTP said 200. */
+  streamError(events: readonly SseEvent[]): StreamError | null;
 }
 
 type Rec = Record<string, unknown>;
@@ -153,6 +156,7 @@ const chat: ProtocolAdapter = {
   messageCount: (request) => chatMessages(request).length,
   appendGuidance: (request, g) => appendChatGuidance(request, g),
   streamEventsFor,
+  streamError: chatStreamError,
 };
 
 const passStream = (events: readonly SseEvent[]): SseEvent[] => [...events];
@@ -173,6 +177,7 @@ const responses: ProtocolAdapter = {
   messageCount: responsesMessageCount,
   appendGuidance: appendResponsesGuidance,
   streamEventsFor: passStream,
+  streamError: responsesStreamError,
 };
 
 const anthropic: ProtocolAdapter = {
@@ -186,6 +191,7 @@ const anthropic: ProtocolAdapter = {
   messageCount: anthropicMessageCount,
   appendGuidance: appendAnthropicGuidance,
   streamEventsFor: passStream,
+  streamError: anthropicStreamError,
 };
 
 const noGuidance =
@@ -205,6 +211,7 @@ const embeddings: ProtocolAdapter = {
   messageCount: embeddingsInputCount,
   appendGuidance: noGuidance("an embeddings request"),
   streamEventsFor: passStream,
+  streamError: chatStreamError,
 };
 
 const unknownRoute: ProtocolAdapter = {
@@ -218,6 +225,7 @@ const unknownRoute: ProtocolAdapter = {
   messageCount: () => 0,
   appendGuidance: noGuidance("a request to an unknown route"),
   streamEventsFor: passStream,
+  streamError: chatStreamError,
 };
 
 const ADAPTERS: Record<ProtocolName, ProtocolAdapter> = {

@@ -624,7 +624,10 @@ export class ReplaySession extends LiveRecorder implements BoundarySession {
       const outcome: BoundaryOutcome = { response: rec.response, httpStatus };
       const protocol = rec.boundary === "llm" ? recordProtocol(rec) : null;
       const own = rec.boundary === "llm" ? llmCallContent(rec.request, rec.requestHash, outcome, protocol) : toolCallContent(rec.request);
-      const comp = rec.boundary === "llm" ? agentActionContent(rec.response, protocol) : toolResultContent(outcome);
+      // A failed llm call (meta.error) has no agent_action since stream errors and client aborts
+      // were recorded as failures; one recorded before (a companion exists) is still checked.
+      const failedLlm = rec.boundary === "llm" && !info.companion && !!rec.meta?.error;
+      const comp = rec.boundary === "llm" ? (failedLlm ? null : agentActionContent(rec.response, protocol)) : toolResultContent(outcome);
       const checks: [BundleNode | null | undefined, unknown][] = [[this.nodeById.get(rec.nodeId), own]];
       if (info.companion || comp !== null) checks.push([info.companion, comp]);
       for (const [node, content] of checks) {

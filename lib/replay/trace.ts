@@ -361,7 +361,7 @@ export class TraceBuilder {
     return { boundary: "llm", nodeId: id, recordIndex: this.records.length - 1 };
   }
 
-  /** The LLM response arrived: fills the llm_call content and the record, adds the agent_action. */
+  /** The LLM response arrived: fills the llm_call content and the record, adds the agent_action (none when `outcome.error`: a failed call). */
   completeLlm(ev: OpenEvent, requestHash: string, outcome: BoundaryOutcome): void {
     const rec = this.records[ev.recordIndex];
     rec.response = outcome.response;
@@ -373,7 +373,11 @@ export class TraceBuilder {
     if (outcome.error) {
       node.status = "error";
       node.error = outcome.error;
-    } else node.status = "success";
+      // A failed call produced no message for the MAS (its SDK threw, or it closed the stream):
+      // no agent_action, even when the partial stream or the error body reads as one.
+      return;
+    }
+    node.status = "success";
     const view = protocolAdapter(protocol).output(outcome.response);
     const message = view?.content ?? null;
     if (!view || message === null) return;
