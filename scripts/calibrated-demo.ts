@@ -4,7 +4,7 @@
  * settings are exactly the ones the run used (the commands are repo-relative because the script
  * runs in the repo root), the report is the one `experiment run` stored at the end.
  *
- *   node --import tsx scripts/calibrated-demo.ts [--cases 30] [--workers 2] [--port 0] [--tool-port 0] [--seed 13] [--keep]
+ *   node --experimental-wasm-modules --import tsx scripts/calibrated-demo.ts [--cases 30] [--workers 2] [--port 0] [--tool-port 0] [--seed 13] [--keep]
  *
  * Steps: bundle mas/calibrated.ts with esbuild into data/calibrated-mas/calibrated.mjs (run as
  * `node data/calibrated-mas/calibrated.mjs`); record `--cases` failed source runs in a world with
