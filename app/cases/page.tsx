@@ -35,7 +35,7 @@ export default async function CasesPage({ searchParams }: { searchParams: Promis
   const facets = await listCaseFacets(db);
   const { total, cases: listed, nextCursor, generatedCounts, pageSize } = page;
   // One verdict per case, the same as the case header and the replay page show (lib/db outcomes).
-  const [verdicts, rows] = await Promise.all([caseVerdicts(db, listed), caseRowsForViewer(db, viewer, listed)]);
+  const [verdicts, rows] = await Promise.all([caseVerdicts(db, listed, viewer), caseRowsForViewer(db, viewer, listed)]);
   const cases = rows.map((c) => ({ ...c, outcomePassed: verdicts.get(c.id)!.passed, outcomeVia: verdicts.get(c.id)!.via, outcomeEvaluator: verdicts.get(c.id)!.evaluator }));
   const keep = (o: Record<string, string | undefined>) => {
     const p = new URLSearchParams();

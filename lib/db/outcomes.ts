@@ -4,9 +4,13 @@
  * `resolveOutcomes`, source side): the verdict recorded in the bundle (`outcome.passed`, e.g. a
  * dataset's label) when it is a boolean; else the evaluator's verdict on this case, stored when a
  * replay of it ran the evaluator on the source (`outcome.sourceEvaluation` of the replay's result
- * bundle; the latest run that judged it); else unknown.
+ * bundle; the latest run that judged it); else unknown. A viewer blind on a case (lib/db
+ * visibility `blindCaseIds`: an annotator before submitting) gets only the recorded verdict: the
+ * evaluator's would show that a replay of the case ran, and its result.
  */
+import type { Viewer } from "../annotation";
 import type { Db } from "./client";
+import { blindCaseIds } from "./visibility";
 
 /** A case's verdict and where it comes from. */
 export interface CaseVerdict {
@@ -21,10 +25,12 @@ type Outcome = { passed?: unknown; evaluator?: unknown; sourceEvaluation?: { pas
 
 /**
  * @param cases the cases (id and the stored `Case.outcomePassed`, which mirrors the bundle's `outcome.passed`)
+ * @param viewer who is looking (replay-derived verdicts withheld on cases they are blind on); null: no
+ *   viewer (CLI, tests): every verdict
  * @returns a verdict for every case id given; one query over the completed replays of the cases
  *   with no recorded verdict (none when every case has one)
  */
-export async function caseVerdicts(db: Db, cases: ReadonlyArray<{ id: string; outcomePassed: boolean | null }>): Promise<Map<string, CaseVerdict>> {
+export async function caseVerdicts(db: Db, cases: ReadonlyArray<{ id: string; outcomePassed: boolean | null }>, viewer: Viewer | null): Promise<Map<string, CaseVerdict>> {
   const out = new Map<string, CaseVerdict>();
   const open: string[] = [];
   for (const c of cases) {
@@ -35,8 +41,11 @@ export async function caseVerdicts(db: Db, cases: ReadonlyArray<{ id: string; ou
     }
   }
   if (open.length === 0) return out;
+  const blind = viewer ? await blindCaseIds(db, viewer, open) : new Set<string>();
+  const judgeable = open.filter((id) => !blind.has(id));
+  if (judgeable.length === 0) return out;
   const runs = await db.replayRun.findMany({
-    where: { sourceCaseId: { in: open }, resultCaseId: { not: null }, status: "completed" },
+    where: { sourceCaseId: { in: judgeable }, resultCaseId: { not: null }, status: "completed" },
     orderBy: [{ finishedAt: "desc" }, { createdAt: "desc" }],
     select: { sourceCaseId: true, resultCase: { select: { headerJson: true } } },
   });
@@ -58,6 +67,6 @@ export async function caseVerdicts(db: Db, cases: ReadonlyArray<{ id: string; ou
 }
 
 /** {@link caseVerdicts} of one case. */
-export async function caseVerdict(db: Db, c: { id: string; outcomePassed: boolean | null }): Promise<CaseVerdict> {
-  return (await caseVerdicts(db, [c])).get(c.id)!;
+export async function caseVerdict(db: Db, c: { id: string; outcomePassed: boolean | null }, viewer: Viewer | null): Promise<CaseVerdict> {
+  return (await caseVerdicts(db, [c], viewer)).get(c.id)!;
 }

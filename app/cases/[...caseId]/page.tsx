@@ -64,7 +64,7 @@ export default async function CasePage({ params, searchParams }: { params: Param
   // (windowed cases: the inspector fetches it from /symptoms when the viewer turns it on)
   const symptoms = windowed ? null : await symptomLayerFor(db, viewer, c.id);
   const otlpState = await getOtlpTraceState(db, c.bundleId);
-  const verdict = await caseVerdict(db, c);
+  const verdict = await caseVerdict(db, c, viewer);
 
   const qi = queue.findIndex((q) => q.caseId === c.id);
   const prev = qi > 0 ? queue[qi - 1] : null;
