@@ -12,7 +12,7 @@ import type { AttemptRecord, ExperimentReport } from "./types";
 export interface ExperimentDocumentInput {
   experiment: string;
   methods: string[];
-  settings: { attempts: number; seed: number; fake?: string | null };
+  settings: { attempts: number; seed: number; fake?: string | null; reproductionJudge?: unknown };
   cases: ReadonlyArray<{ bundleId: string; mas: string; primaryCategory: string | null }>;
   attempts: ReadonlyArray<StoredAttempt>;
 }
@@ -72,5 +72,6 @@ export function reportOfDocument(doc: ExperimentDocumentInput): ExperimentReport
     attemptsRecords: records,
     seed: doc.settings.seed,
     ...(doc.settings.fake ? { fake: doc.settings.fake } : {}),
+    ...(doc.settings.reproductionJudge !== undefined ? { judged: doc.settings.reproductionJudge !== null } : {}),
   });
 }

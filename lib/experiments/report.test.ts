@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import paper from "../../../shared/fixtures/experiments/paper-tables-7-8-9.json";
-import { summarizeExperiment, toCliObject } from "./report";
+import { NO_JUDGE_NOTE, summarizeExperiment, toCliObject } from "./report";
 import { cases, input, records } from "./test-fixture";
 import type { AttemptRecord, ExperimentCaseRef, ExperimentReportInput } from "./types";
 
@@ -358,5 +358,26 @@ describe("issue 20 items 4 and 8: no verdict, rep_1 per case, the repair and eff
     expect(eff).toMatchObject({ repairs: 1, attempts: 3, apiCalls: 12, beyondK: { attempts: 3, calls: 12, tokens: 1200 } });
     expect(cell).toMatchObject({ repairs: 1, attempts: 3, calls: 12 });
     expect(r.methods.nudge).toMatchObject({ attempts: 3, calls: 12 });
+  });
+});
+
+describe("rep_k without a reproduction judge", () => {
+  // Without a judge no failed execution is judged: inferring "not reproduced" for the passes alone
+  // would make rep_1 = 0/n (only passes counted). Not measured instead.
+  const unjudged = (input.attemptsRecords as AttemptRecord[]).map((r) => ({ ...r, reproduced: null }));
+  test("judged: false → rep_1 and rep_3 not measured for every method, pass rates unchanged", () => {
+    const r = summarizeExperiment({ ...input, attemptsRecords: unjudged, judged: false });
+    const base = summarizeExperiment(input);
+    for (const m of input.methods) {
+      expect(r.methods[m].rep1, m).toBeNull();
+      expect(r.methods[m].pass.rate, m).toBe(base.methods[m].pass.rate);
+    }
+  });
+  test("the default follows the records: none judged → not measured, with the note; the explicit judged: true keeps the inference for passes", () => {
+    expect(summarizeExperiment({ ...input, attemptsRecords: unjudged }).meta.notes).toContain(NO_JUDGE_NOTE);
+    expect(summarizeExperiment(input).meta.notes).not.toContain(NO_JUDGE_NOTE);
+    expect(summarizeExperiment({ ...input, attemptsRecords: unjudged }).methods.rerun.rep1).toBeNull();
+    // with a judge that judged nothing but a passed attempt stands for "not reproduced": 0 over the cases with a pass
+    expect(summarizeExperiment({ ...input, attemptsRecords: unjudged, judged: true }).methods.rerun.rep1).toBe(0);
   });
 });

@@ -11,7 +11,8 @@
  *   or K known failures is seen); node level k = 1 (attempt 1; Table 4 compares node-level pass@1
  *   with task-level pass@3).
  * - z (reproduced): the judge's verdict; a passed attempt without a verdict counts as not
- *   reproduced (the failure did not happen); failed/error attempts without a verdict are not judged.
+ *   reproduced (the failure did not happen) when the experiment has a judge; failed/error attempts
+ *   without a verdict are not judged; without a judge no z is known and rep_k is not measured.
  */
 import { MATCHED_CONTROLS, methodLevel } from "./methods";
 import { MARS_REPORT_NOTE } from "./mars";
@@ -110,7 +111,7 @@ function outcomeOf(r: AttemptRecord): boolean | null {
   return null;
 }
 
-function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number, level: MethodLevel): CaseMethod {
+function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number, level: MethodLevel, judged: boolean): CaseMethod {
   const cm: CaseMethod = { skipped: false, pass: null, noVerdict: false, z: [], ran: 0, errors: 0, noVerdictAttempts: 0, cancelled: 0, skippedAttempts: 0, masCalls: 0, auxCalls: 0, tokens: 0, auxTokens: 0, repairs: 0, beyondK: { attempts: 0, calls: 0, tokens: 0 } };
   const window = level === "task" ? K : 1;
   const outcomes: Array<boolean | null> = [];
@@ -125,7 +126,7 @@ function caseMethod(records: ReadonlyArray<AttemptRecord | undefined>, K: number
       continue;
     }
     if (r.status !== "cancelled") {
-      const z = r.reproduced ?? (r.status === "passed" ? false : null);
+      const z = r.reproduced ?? (judged && r.status === "passed" ? false : null);
       if (z !== null) cm.z.push(z);
     }
     if (a >= window) {
@@ -256,6 +257,9 @@ const NOTES = [
   "Efficiency counts the attempts the repair table counts (the pass@k window: task level 1..k, node level attempt 1): API calls = their captured MAS calls + the method's own LLM calls (not the reproduction judge); repairs = their evaluator-accepted attempts. Node-level attempts after the first (run for rep_k) are shown apart.",
 ];
 
+/** The report's note when no reproduction judge ran. */
+export const NO_JUDGE_NOTE = "No reproduction judge ran: rep_1 and rep_3 are not measured (no failed execution was judged, and passes alone would read as 'not reproduced').";
+
 /**
  * Summarize an experiment into the paper's tables.
  *
@@ -283,9 +287,10 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
     if (!arr) byCaseMethod.set(key, (arr = new Array(K).fill(undefined)));
     arr[r.attempt - 1] = r;
   }
+  const judged = input.judged ?? input.attemptsRecords.some((r) => r.reproduced !== null && r.reproduced !== undefined);
   const states: Record<string, CaseMethod[]> = {};
   for (const m of input.methods) {
-    states[m] = input.cases.map((_, i) => caseMethod(byCaseMethod.get(`${i}\u0000${m}`) ?? [], K, levels[m]));
+    states[m] = input.cases.map((_, i) => caseMethod(byCaseMethod.get(`${i}\u0000${m}`) ?? [], K, levels[m], judged));
   }
 
   const groupRow = (key: string, kind: GroupRow["kind"], idxs: number[]): GroupRow => {
@@ -408,7 +413,7 @@ export function summarizeExperiment(input: ExperimentReportInput): ExperimentRep
       pending,
       noVerdict,
       ...(input.fake ? { fake: input.fake } : {}),
-      notes: [...(input.fake ? [`NOT A MEASUREMENT: ${input.fake}.`] : []), ...NOTES, ...(input.methods.includes("mars") ? [MARS_REPORT_NOTE] : [])],
+      notes: [...(input.fake ? [`NOT A MEASUREMENT: ${input.fake}.`] : []), ...NOTES, ...(judged ? [] : [NO_JUDGE_NOTE]), ...(input.methods.includes("mars") ? [MARS_REPORT_NOTE] : [])],
     },
   };
 }

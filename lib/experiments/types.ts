@@ -63,6 +63,13 @@ export interface ExperimentReportInput {
   resamples?: number;
   /** the frozen settings' `fake` stamp: fake (test-harness) methods produced the attempts; copied to meta and the notes */
   fake?: string | null;
+  /**
+   * Whether the experiment ran a reproduction judge (its frozen `reproductionJudge` setting). Without
+   * one no execution's z is known: a passed attempt is not inferred "not reproduced" (that would
+   * leave only passes judged and rep_k always 0), so rep_k is not measured. Default: true when
+   * any attempt carries a judge verdict (`reproduced` not null).
+   */
+  judged?: boolean;
 }
 
 /** A proportion x/n with its 95% Wilson interval (all null when n = 0). */

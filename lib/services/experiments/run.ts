@@ -135,6 +135,7 @@ function summarize(e: ExperimentView, cases: Awaited<ReturnType<typeof listExper
     attemptsRecords: attempts.map(toAttemptRecord).filter((r): r is AttemptRecord => r !== null),
     seed: e.seed,
     ...(e.settings.fake ? { fake: e.settings.fake } : {}),
+    ...(e.settings.reproductionJudge !== undefined ? { judged: e.settings.reproductionJudge !== null } : {}),
   });
 }
 
