@@ -1,6 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { fixed } from "./fixed";
 
 export interface KappaBar {
   name: string;
@@ -24,7 +25,7 @@ export function KappaChart({ data }: { data: KappaBar[] }) {
           <XAxis dataKey="name" tick={{ fontSize: 11 }} />
           <YAxis domain={[Math.min(0, Math.floor(10 * Math.min(...rows.map((r) => r.kappa - r.err[0]))) / 10), 1]} tick={{ fontSize: 11 }} tickFormatter={(v: number) => v.toFixed(1)} width={40} />
           <ReferenceLine y={0} stroke="#0f172a" />
-          <Tooltip formatter={(v) => (typeof v === "number" ? v.toFixed(3) : String(v))} />
+          <Tooltip formatter={(v) => (typeof v === "number" ? fixed(v) : String(v))} />
           <ReferenceLine y={0.6} stroke="#94a3b8" strokeDasharray="4 4" label={{ value: "substantial", fontSize: 10, position: "insideTopRight" }} />
           <Bar dataKey="kappa" fill="#6366f1" isAnimationActive={false}>
             <ErrorBar dataKey="err" width={6} stroke="#0f172a" direction="y" />

@@ -1,6 +1,7 @@
 import type { HumanMachineAgreement } from "@/lib/agreement";
+import { fixed } from "./fixed";
 
-const k3 = (k: number | null, reason: string | null) => (k === null ? <span title={reason ?? undefined}>undefined</span> : k.toFixed(3));
+const k3 = (k: number | null, reason: string | null) => (k === null ? <span title={reason ?? undefined}>undefined</span> : fixed(k));
 
 /**
  * Human–machine agreement (issue 24 item 3): per machine rater (an LLM annotator's account,

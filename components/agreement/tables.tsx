@@ -1,8 +1,9 @@
 import Link from "next/link";
 import { CATEGORIES, MIN_CASES_FOR_CI, bootstrapIntervalShown, landisKoch, variableRows, type AgreementReport, type AgreementTable, type SampleSizeWarning } from "@/lib/agreement";
 import { caseHref } from "@/lib/case-links";
+import { fixed } from "./fixed";
 
-const f3 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : x.toFixed(3));
+const f3 = (x: number | null | undefined) => (x === null || x === undefined ? "—" : fixed(x));
 const pct = (x: number, n: number) => (n ? `${((100 * x) / n).toFixed(1)}%` : "—");
 
 /** A section's sample-size warnings (lib/agreement sampleSizeWarnings), shown above its table. */
@@ -161,7 +162,7 @@ export function PatternTable({ r }: { r: AgreementReport }) {
           ))}
         </tbody>
       </table>
-      <p>Mean category cardinality of finals: {f.meanCardinality === null ? "—" : f.meanCardinality.toFixed(3)}</p>
+      <p>Mean category cardinality of finals: {f.meanCardinality === null ? "—" : fixed(f.meanCardinality)}</p>
     </div>
   );
 }
