@@ -57,11 +57,18 @@ describe("record and replay a reference MAS (scripted local OpenAI-compatible se
     const types = new Set(source.graph.nodes.map((n) => n.type));
     for (const t of ["message", "llm_call", "agent_action", "tool_call", "tool_result", "final_result"]) expect(types.has(t as never)).toBe(true);
     expect(source.config.runner?.command).toEqual(MAS("orchestrator"));
+    // without --mas or --runner the MAS is named after its script
+    expect(source.config.mas).toBe(path.basename(MAS("orchestrator").find((a) => /\.(m?[jt]s)$/.test(a))!).replace(/\.[^.]+$/, ""));
     expect(source.config.replay?.normalization).toBe("openai-chat-v1");
     expect(source.graph.nodes.find((n) => n.type === "final_result")?.content).toMatchObject({ final: expect.stringContaining("Hilltop Gardens") });
     const llmNode = source.records.find((r) => r.boundary === "tool")!;
     expect(source.graph.edges.some((e) => e.to === llmNode.nodeId && e.kind === "data" && e.from.startsWith("llm_call"))).toBe(true);
   });
+
+  test("--mas names the MAS (config.mas: case list filters, by-MAS tables)", async () => {
+    const b = await recordMas("orchestrator", path.join(dir, "named.bundle.json"), ["--mas", "hilltop-team"]);
+    expect(b.config.mas).toBe("hilltop-team");
+  }, 60_000);
 
   test("exact prefix reconstruction to a middle node with guidance: exit 0, valid bundle, prefix identical, suffix live, guidance only in the first live request", async () => {
     const llmRecords = source.records.filter((r) => r.boundary === "llm");

@@ -5,7 +5,7 @@
  * itself is lib/services/replay/ (`executeReplayWithDetails`, shared with the app's replay worker;
  * `record` is its `recordRun`, shared with the task-level experiment methods).
  *
- *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>
+ *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] [--mas <name>] -- <command...>
  *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] --out <new-bundle.json> [--id <bundleId>]
  *          [--runner <name> | --allow-bundle-command | -- <command...>]
  *
@@ -39,7 +39,7 @@ import { loadRunnerRegistry, planReplay, runnerSchema, type RegisteredRunner } f
 type Result = { code: number; output: unknown };
 
 export const RECORD_USAGE =
-  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] -- <command...>";
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] [--mas <name>] -- <command...>";
 export const REPLAY_USAGE =
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]";
 
@@ -120,7 +120,7 @@ export function failedBoundaryCount(bundle: Pick<ReplayBundle, "graph">): number
  */
 export async function recordCommand(args: string[]): Promise<Result> {
   try {
-    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--anthropic-upstream", "--mcp-upstream", "--task", "--task-file", "--id", "--runner"]);
+    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--anthropic-upstream", "--mcp-upstream", "--task", "--task-file", "--id", "--runner", "--mas"]);
     if (positional.length) throw new BadInput(`unexpected ${positional[0]}; usage: ${RECORD_USAGE}`);
     const out = opts["--out"];
     if (!out) throw new BadInput(`--out is required; usage: ${RECORD_USAGE}`, "--out");
@@ -150,7 +150,8 @@ export async function recordCommand(args: string[]): Promise<Result> {
     const rec = await recordRun({
       id,
       task,
-      config: { mas: script ? path.basename(script).replace(/\.[^.]+$/, "") : path.basename(command[0]) },
+      // the MAS's name (case list filters, by-MAS tables): --mas, else the registered runner's name, else the script's
+      config: { mas: opts["--mas"] || runnerName || (script ? path.basename(script).replace(/\.[^.]+$/, "") : path.basename(command[0])) },
       upstream: opts["--upstream"],
       toolUpstream: opts["--tool-upstream"] ?? null,
       anthropicUpstream: opts["--anthropic-upstream"] ?? null,
