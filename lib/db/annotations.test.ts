@@ -147,6 +147,30 @@ describe(`annotation workflow in lib/db (${process.env.TEST_DATABASE_URL ? "Post
   });
 });
 
+describe("assigning adjudicated cases, and by bundle id", () => {
+  test("another annotator on an adjudicated case is refused before anything is assigned; the same three again is a no-op", async () => {
+    const { caseId, admin, a, j } = await setup();
+    await submitAll(caseId, a, [f(), f(), f()]);
+    await finalizeCase(h.db, j[0], { caseId, fields: f() });
+    const other = await importCase(h.db, { bundle: { ...gold, id: `t/other-${++n}` } });
+    const fourth = await user(["annotator"]);
+    const err = await assignCases(h.db, admin, { caseIds: [other.caseId, caseId], annotatorIds: [fourth.id] }).catch((e) => e);
+    expect(err).toBeInstanceOf(WorkflowError);
+    expect(err.status).toBe(409);
+    expect(err.message).toMatch(/is already adjudicated: another annotator would change the annotations it was finalized from/);
+    // nothing assigned, not even on the case before it in the list
+    expect(await h.db.assignment.count({ where: { userId: fourth.id } })).toBe(0);
+    expect(await assignCases(h.db, admin, { caseIds: [caseId], annotatorIds: a.map((x) => x.id) })).toEqual([{ caseId, annotators: [], adjudicator: null }]);
+  });
+  test("a case is named by its bundle id as well as its database id", async () => {
+    const admin = await user(["admin"]);
+    const b = { ...gold, id: `t/by-bundle-${++n}` };
+    const { caseId } = await importCase(h.db, { bundle: b });
+    const an = await user(["annotator"]);
+    expect(await assignCases(h.db, admin, { caseIds: [b.id], annotatorIds: [an.id] })).toEqual([{ caseId, annotators: [an.id], adjudicator: null }]);
+  });
+});
+
 describe("removing assignments", () => {
   test("an admin removes an open assignment with its draft; submitted ones stay", async () => {
     const { caseId, a, admin } = await setup();

@@ -92,12 +92,17 @@ export async function assignCases(
 ): Promise<Array<{ caseId: string; annotators: string[]; adjudicator: string | null }>> {
   if (!hasRole(actor, "admin")) throw new WorkflowError(403, "only an admin can assign cases");
   const asked = [...new Set(o.caseIds)];
-  const known = new Set((await db.case.findMany({ where: { id: { in: asked } }, select: { id: true } })).map((c) => c.id));
-  const unknown = asked.filter((id) => !known.has(id));
+  // a case is named by its database id or its bundle id (the id deep links and the case routes use)
+  const rows = await db.case.findMany({ where: { OR: [{ id: { in: asked } }, { bundleId: { in: asked } }] }, select: { id: true, bundleId: true, finalAnnotationId: true } });
+  const idOf = new Map<string, string>();
+  for (const c of rows) idOf.set(c.bundleId, c.id);
+  for (const c of rows) idOf.set(c.id, c.id);
+  const unknown = asked.filter((id) => !idOf.has(id));
   if (unknown.length) {
     const named = unknown.map((id) => JSON.stringify(id)).join(", ");
     throw new WorkflowError(404, `no case with id ${named}: nothing was assigned`, [{ field: "caseIds", message: `unknown case id ${named}` }]);
   }
+  const caseIds = [...new Set(asked.map((id) => idOf.get(id)!))];
   const chosen = o.annotatorIds?.length ? [...new Set(o.annotatorIds)] : null;
   const perCase = o.perCase ?? chosen?.length ?? 3;
   if (perCase < 1 || perCase > 10) throw new WorkflowError(400, "perCase must be between 1 and 10", [{ field: "perCase", message: "between 1 and 10" }]);
@@ -127,15 +132,30 @@ export async function assignCases(
   }
   if (chosen && o.adjudicatorId) {
     // A chosen annotator already adjudicating one of these cases would break blindness: refuse up front.
-    const clash = await db.assignment.findFirst({ where: { caseId: { in: o.caseIds }, role: "adjudicator", userId: { in: chosen } }, select: { caseId: true, userId: true } });
+    const clash = await db.assignment.findFirst({ where: { caseId: { in: caseIds }, role: "adjudicator", userId: { in: chosen } }, select: { caseId: true, userId: true } });
     if (clash) throw new WorkflowError(400, `annotator ${clash.userId} already adjudicates case ${clash.caseId}`);
   }
   const out: Array<{ caseId: string; annotators: string[]; adjudicator: string | null }> = [];
-  for (const caseId of o.caseIds) {
+  // An adjudicated case keeps the initial annotations it was finalized from: another annotator's
+  // would silently take it out of the agreement figures (they need exactly three). Checked for
+  // every case before anything is assigned.
+  const finalized = rows.filter((c) => c.finalAnnotationId !== null && caseIds.includes(c.id));
+  if (finalized.length) {
+    const held = await db.assignment.findMany({ where: { caseId: { in: finalized.map((c) => c.id) }, role: "annotator" }, select: { caseId: true, userId: true } });
+    for (const c of finalized) {
+      const have = new Set(held.filter((a) => a.caseId === c.id).map((a) => a.userId));
+      const adds = chosen ? chosen.filter((id) => !have.has(id)).length : Math.max(0, perCase - have.size);
+      if (adds > 0) {
+        throw new WorkflowError(409, `case ${c.bundleId} is already adjudicated: another annotator would change the annotations it was finalized from and take it out of the agreement figures (they need exactly three); nothing was assigned`, [{ field: "caseIds", message: `${c.bundleId} is adjudicated` }]);
+      }
+    }
+  }
+  for (const caseId of caseIds) {
     const res = await db.$transaction(async (tx) => {
       const existing = await tx.assignment.findMany({ where: { caseId }, select: { userId: true, role: true } });
       const have = new Set(existing.filter((a) => a.role === "annotator").map((a) => a.userId));
       const added: string[] = [];
+
       if (chosen) {
         for (const id of chosen) {
           if (have.has(id)) {
