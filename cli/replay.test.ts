@@ -70,6 +70,16 @@ describe("record and replay a reference MAS (scripted local OpenAI-compatible se
     expect(b.config.mas).toBe("hilltop-team");
   }, 60_000);
 
+  test("--evaluator judges the recorded run and stores the verdict as its outcome (a registered name or a command)", async () => {
+    const named = await recordMas("orchestrator", path.join(dir, "judged.bundle.json"), ["--evaluator", "hilltop"]);
+    expect(named.outcome).toMatchObject({ evaluator: "hilltop" });
+    expect(typeof named.outcome?.passed).toBe("boolean");
+    const failing = path.join(dir, "always-fails-evaluator.mjs");
+    writeFileSync(failing, "process.exit(1);\n");
+    const cmd = await recordMas("orchestrator", path.join(dir, "judged2.bundle.json"), ["--evaluator", `node ${failing}`]);
+    expect(cmd.outcome).toMatchObject({ passed: false });
+  }, 60_000);
+
   test("exact prefix reconstruction to a middle node with guidance: exit 0, valid bundle, prefix identical, suffix live, guidance only in the first live request", async () => {
     const llmRecords = source.records.filter((r) => r.boundary === "llm");
     const target = llmRecords[Math.floor(llmRecords.length / 2)];

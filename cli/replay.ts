@@ -5,7 +5,7 @@
  * itself is lib/services/replay/ (`executeReplayWithDetails`, shared with the app's replay worker;
  * `record` is its `recordRun`, shared with the task-level experiment methods).
  *
- *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] [--mas <name>] -- <command...>
+ *   record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] [--mas <name>] [--evaluator <name|command>] -- <command...>
  *   replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] --out <new-bundle.json> [--id <bundleId>]
  *          [--runner <name> | --allow-bundle-command | -- <command...>]
  *
@@ -33,13 +33,15 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { parseJsonText, serializeBundle, validateBundle, type ReplayBundle } from "../lib/bundle";
+import { configuredEvaluators } from "../lib/services/experiments/judgeable";
 import { executeReplayWithDetails, recordRun } from "../lib/services/replay";
+import { evaluateReplay } from "../lib/services/replay-evaluate";
 import { loadRunnerRegistry, planReplay, runnerSchema, type RegisteredRunner } from "../lib/services/runners";
 
 type Result = { code: number; output: unknown };
 
 export const RECORD_USAGE =
-  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] [--mas <name>] -- <command...>";
+  "symtrace record --out <bundle.json> --upstream <url> [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] [--task <text>|--task-file <json>] [--id <bundleId>] [--runner <name>] [--mas <name>] [--evaluator <name|command>] -- <command...>";
 export const REPLAY_USAGE =
   "symtrace replay <bundle.json> --target <nodeId> [--guidance <text>] [--upstream <url>] [--tool-upstream <url>] [--anthropic-upstream <url>] [--mcp-upstream <url>] --out <new-bundle.json> [--id <bundleId>] [--runner <name> | --allow-bundle-command | -- <command...>]";
 
@@ -120,7 +122,7 @@ export function failedBoundaryCount(bundle: Pick<ReplayBundle, "graph">): number
  */
 export async function recordCommand(args: string[]): Promise<Result> {
   try {
-    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--anthropic-upstream", "--mcp-upstream", "--task", "--task-file", "--id", "--runner", "--mas"]);
+    const { opts, positional, command } = parseArgs(args, ["--out", "--upstream", "--tool-upstream", "--anthropic-upstream", "--mcp-upstream", "--task", "--task-file", "--id", "--runner", "--mas", "--evaluator"]);
     if (positional.length) throw new BadInput(`unexpected ${positional[0]}; usage: ${RECORD_USAGE}`);
     const out = opts["--out"];
     if (!out) throw new BadInput(`--out is required; usage: ${RECORD_USAGE}`, "--out");
@@ -168,6 +170,16 @@ export async function recordCommand(args: string[]): Promise<Result> {
     const summary = { out, bundleId: bundle.id, nodes: bundle.graph.nodes.length, edges: bundle.graph.edges.length, records: bundle.records.length, failedBoundaries, masExitCode: run.exitCode, masSignal: rec.masSignal, final: run.final ?? null };
     if (bundle.records.length === 0) {
       return { code: 4, output: { ok: false, status: "nothing-recorded", ...summary, out: null, message: `the MAS made no LLM or tool call through the proxy (exit code ${run.exitCode ?? rec.masSignal}); is it using OPENAI_BASE_URL / ANTHROPIC_BASE_URL?${rec.stderrTail ? ` stderr: ${rec.stderrTail.slice(-300)}` : ""}` } };
+    }
+    // --evaluator: judge the run now and store the verdict as the bundle's outcome, so the case
+    // counts as failed (or passed) for experiments and filters (a registered evaluator's name, or a
+    // command with the evaluator contract: exit 0 passed, 1 failed, else no verdict)
+    const evaluatorArg = opts["--evaluator"]?.trim();
+    if (evaluatorArg) {
+      const named = configuredEvaluators().find((e) => e.name === evaluatorArg);
+      const outcome = await evaluateReplay(bundle, named?.command ?? evaluatorArg, { thread: true });
+      if (outcome) bundle.outcome = { ...outcome, evaluator: named?.name ?? outcome.evaluator } as ReplayBundle["outcome"];
+      Object.assign(summary, { outcome: { passed: outcome?.passed ?? null, evaluator: named?.name ?? evaluatorArg } });
     }
     writeOut(out, bundle);
     if (rec.masExitCode !== 0) {
