@@ -13,7 +13,7 @@ export type {
   ReplaySessionOptions,
   Step,
 } from "./session";
-export { resolveOutputTarget, resolveTarget, TargetError } from "./target";
+export { producingLlmRecord, producingLlmRecords, resolveOutputTarget, resolveTarget, TargetError } from "./target";
 export type { TargetResolution } from "./target";
 export { normalizeRequest, isNormalizationName, NORMALIZATIONS, DEFAULT_NORMALIZATION, OPENAI_CHAT_V1_DROPPED, PROTOCOL_NORMALIZATIONS } from "./normalize";
 export type { NormalizationName } from "./normalize";

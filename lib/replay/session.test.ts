@@ -372,10 +372,27 @@ describe("target mapping, normalization, diff", () => {
   test.each([
     ["llm_call_0002", "llm_call_0002", true],
     ["tool_result_0002", "llm_call_0003", false], // the next LLM call that consumes it
-    ["agent_action_0001", "llm_call_0002", false],
+    ["agent_action_0001", "llm_call_0001", false], // the llm call that produced it (data edge)
+    ["tool_call_0001", "llm_call_0002", false], // a tool_call: the first LLM call at or after it
     ["task_0000", "llm_call_0000", false],
+    ["agent_action_0003", "llm_call_0003", false], // a trailing agent_action: its own call (no LLM call after it)
   ])("gold-c2: %s maps to %s", (target, boundary, exact) => {
     expect(resolveTarget(gold, target)).toMatchObject({ boundaryNodeId: boundary, exact });
+  });
+
+  test("an agent_action's rule text names its producing call; without a producing llm record (imported transcript) the first llm record at or after it", () => {
+    expect(resolveTarget(gold, "agent_action_0001").rule).toBe('"agent_action_0001" is the output of the llm call seq 2 (llm_call_0001): guidance is applied to that call, which regenerates it');
+    const imported = structuredClone(gold);
+    imported.graph.edges = imported.graph.edges.filter((e) => !(e.kind === "data" && e.to.startsWith("agent_action_")));
+    expect(resolveTarget(imported, "agent_action_0001")).toMatchObject({ boundaryNodeId: "llm_call_0002", seq: 4, exact: false, rule: expect.stringMatching(/no producing llm call; the first llm record at or after it/) });
+    expect(() => resolveTarget(imported, "agent_action_0003")).toThrow(TargetError);
+    // an agent_action carrying its own llm record (the paper's bundles, bundle-v1 rule 6) is its own boundary
+    const paper = structuredClone(gold);
+    paper.records = paper.records.map((r) => (r.nodeId === "llm_call_0002" ? { ...r, nodeId: "agent_action_0002" } : r));
+    expect(resolveTarget(paper, "agent_action_0002")).toMatchObject({ boundaryNodeId: "agent_action_0002", seq: 4, exact: true });
+    // resolveOutputTarget agrees on the boundary for an agent_action (only its rule text speaks of replacing)
+    expect(resolveOutputTarget(gold, "agent_action_0001")).toMatchObject({ boundaryNodeId: "llm_call_0001", seq: 2, rule: expect.stringMatching(/its response is replaced/) });
+    expect(resolveOutputTarget(imported, "agent_action_0001")).toEqual(resolveTarget(imported, "agent_action_0001"));
   });
 
   test("a target with no LLM boundary at or after it, or unknown, is refused", () => {
@@ -407,6 +424,122 @@ describe("target mapping, normalization, diff", () => {
 
   test("nodeIds helper sanity", () => {
     expect(nodeIds(record().bundle)[0]).toBe("task_0000");
+  });
+});
+
+describe("an agent_action target regenerates that action (recorded two-agent bundle: llm_call → agent_action data edge)", () => {
+  // Worker: looks the price up, then reports it (wrong in the source); Reviewer: answers from the report.
+  const WORKER = "You are the Worker. Report the unit price.";
+  const REVIEWER = "You are the Reviewer. Give the final answer from the worker's report.";
+  interface TwoAgentRun {
+    steps: Step[];
+    live: { messages: Msg[] }[];
+    final: string | null;
+  }
+  function twoAgents(session: BoundarySession, model: (req: { messages: Msg[] }) => Turn): TwoAgentRun {
+    const out: TwoAgentRun = { steps: [], live: [], final: null };
+    const call = (messages: Msg[], n: number): Msg => {
+      const step = session.begin({ boundary: "llm", request: { model: "m", messages: structuredClone(messages), temperature: 0 } });
+      out.steps.push(step);
+      let response: unknown;
+      if (step.kind === "recorded") response = step.response;
+      else if (step.kind === "live") {
+        out.live.push(step.forward as { messages: Msg[] });
+        response = completion(model(step.forward as { messages: Msg[] }), n);
+        session.complete(step.ticket, { response, latencyMs: 1 });
+      } else throw new Error(`unexpected step ${step.kind}`);
+      const m = (response as ReturnType<typeof completion>).choices[0].message;
+      return { role: "assistant", content: m.content ?? null, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}) };
+    };
+    const worker: Msg[] = [
+      { role: "system", content: WORKER },
+      { role: "user", content: "Price of item K-1?" },
+    ];
+    const a0 = call(worker, 0);
+    worker.push(a0);
+    const tc = (a0.tool_calls as { id: string; function: { name: string; arguments: string } }[])[0];
+    const ts = session.begin({ boundary: "tool", request: { tool: tc.function.name, arguments: JSON.parse(tc.function.arguments) } });
+    out.steps.push(ts);
+    let obs: unknown;
+    if (ts.kind === "recorded") obs = ts.response;
+    else if (ts.kind === "live") {
+      obs = { status: "success", tiers: { "1-9": 7, "10+": 5 } };
+      session.complete(ts.ticket, { response: obs });
+    } else throw new Error(`unexpected step ${ts.kind}`);
+    worker.push({ role: "tool", tool_call_id: tc.id, content: JSON.stringify(obs) });
+    const report = call(worker, 1).content;
+    out.final = call(
+      [
+        { role: "system", content: REVIEWER },
+        { role: "user", content: `Worker's report: ${report}` },
+      ],
+      2,
+    ).content;
+    return out;
+  }
+  const GUIDANCE = "The order is for 12 units: use the 10+ tier.";
+  const sourceTurns = (req: { messages: Msg[] }): Turn => {
+    const sys = req.messages[0].content;
+    if (sys === WORKER) return req.messages.some((m) => m.role === "tool") ? { content: "Unit price: 7 EUR." } : { calls: [{ name: "lookup", args: { sku: "K-1" } }] };
+    return { content: `Final: ${/\d+/.exec(String(req.messages[1].content))?.[0]} EUR` };
+  };
+
+  function recordTwo(): ReplayBundle {
+    const s = new RecordSession({ id: "test/two-agents", task: { prompt: "Price of item K-1?" }, config: { mas: "in-memory", model: "m" } });
+    const r = twoAgents(s, sourceTurns);
+    return s.toBundle({ final: r.final, runner: { command: ["node", "mas.js"] } });
+  }
+
+  test("the worker's agent_action maps to the worker's call that produced it, not to the reviewer's next call", () => {
+    const b = recordTwo();
+    expect(validateBundle(JSON.parse(JSON.stringify(b))).ok).toBe(true);
+    expect(b.records.map((r) => `${r.seq}:${r.boundary}:${r.nodeId}`)).toEqual(["0:llm:llm_call_0000", "1:tool:tool_call_0000", "2:llm:llm_call_0001", "3:llm:llm_call_0002"]);
+    expect(b.graph.edges).toContainEqual(expect.objectContaining({ from: "llm_call_0001", to: "agent_action_0001", kind: "data" }));
+    expect(b.graph.nodes.find((n) => n.id === "agent_action_0001")?.content).toMatchObject({ content: "Unit price: 7 EUR." });
+    expect(b.graph.nodes.find((n) => n.id === "llm_call_0001")?.agent).toBe("Worker");
+    expect(b.graph.nodes.find((n) => n.id === "llm_call_0002")?.agent).toBe("Reviewer");
+    expect(resolveTarget(b, "agent_action_0001")).toEqual({
+      requestedNodeId: "agent_action_0001",
+      boundaryNodeId: "llm_call_0001",
+      seq: 2,
+      exact: false,
+      rule: '"agent_action_0001" is the output of the llm call seq 2 (llm_call_0001): guidance is applied to that call, which regenerates it',
+    });
+    expect(resolveOutputTarget(b, "agent_action_0001").boundaryNodeId).toBe("llm_call_0001");
+    // other node types keep "the first llm record at or after it"
+    expect(resolveTarget(b, "tool_result_0000").boundaryNodeId).toBe("llm_call_0001");
+    expect(resolveTarget(b, "agent_action_0002").boundaryNodeId).toBe("llm_call_0002");
+  });
+
+  test("a selective replay from the agent_action regenerates it with the guidance appended to the producing call's request", () => {
+    const b = recordTwo();
+    const session = new ReplaySession({ source: b, targetNodeId: "agent_action_0001", guidance: GUIDANCE });
+    expect(session.target).toMatchObject({ boundaryNodeId: "llm_call_0001", seq: 2 });
+    const liveModel = (req: { messages: Msg[] }): Turn => {
+      if (req.messages[0].content === WORKER) return { content: req.messages.at(-1)?.content === GUIDANCE ? "Unit price: 5 EUR." : "Unit price: 7 EUR." };
+      return sourceTurns(req);
+    };
+    const run = twoAgents(session, liveModel);
+    expect(run.steps.map((x) => x.kind)).toEqual(["recorded", "recorded", "live", "live"]);
+    expect(run.steps[2]).toMatchObject({ kind: "live", isTarget: true });
+    // the guidance goes into the WORKER's regenerated call, appended as the last message; the reviewer sees the new report, without it
+    expect(run.live[0].messages[0].content).toBe(WORKER);
+    expect(run.live[0].messages.at(-1)).toEqual({ role: "user", content: GUIDANCE });
+    expect(run.live[0].messages.slice(0, -1)).toEqual((b.records[2].request as { messages: Msg[] }).messages);
+    expect(run.live[1].messages).toEqual([
+      { role: "system", content: REVIEWER },
+      { role: "user", content: "Worker's report: Unit price: 5 EUR." },
+    ]);
+    expect(run.final).toBe("Final: 5 EUR");
+    const out = session.toBundle({ id: "test/two-agents-replay", final: run.final });
+    expect(validateBundle(JSON.parse(JSON.stringify(out))).ok).toBe(true);
+    expect(out.parent).toMatchObject({ bundleId: b.id, targetNodeId: "agent_action_0001", guidance: GUIDANCE, mode: "selective", boundaryNodeId: "llm_call_0001", boundarySeq: 2 });
+    expect(out.records.slice(0, 2)).toEqual(b.records.slice(0, 2));
+    expect(out.records[2].meta?.guidance).toBe(GUIDANCE);
+    // the regenerated action: the agent_action the live worker call produced (new node ids for live records)
+    const regenerated = out.graph.edges.find((e) => e.from === out.records[2].nodeId && e.kind === "data" && e.to.startsWith("agent_action_"))!.to;
+    expect(out.graph.nodes.find((n) => n.id === regenerated)?.content).toMatchObject({ content: "Unit price: 5 EUR." });
+    expect(resolveTarget(out, regenerated)).toMatchObject({ boundaryNodeId: out.records[2].nodeId, seq: 2 });
   });
 });
 
@@ -452,7 +585,7 @@ describe("substitution: the proposed correction replaces a call's response (issu
     const { bundle } = record();
     const t = resolveOutputTarget(bundle, "agent_action_0002");
     expect([t.boundaryNodeId, t.seq]).toEqual(["llm_call_0002", 5]);
-    expect(resolveTarget(bundle, "agent_action_0002").boundaryNodeId).toBe("llm_call_0003"); // guidance acts at the NEXT call
+    expect(resolveTarget(bundle, "agent_action_0002")).toMatchObject({ boundaryNodeId: "llm_call_0002", seq: 5 }); // guidance regenerates the same call
     const session = new ReplaySession({ source: bundle, targetNodeId: "agent_action_0002", substitution: "The answer is 4." });
     const run = runMas(session, { task: TASK, model: noModel });
     expect(run.steps.map((x) => x.kind)).toEqual(["recorded", "recorded", "recorded", "recorded", "recorded", "substituted"]);

@@ -213,6 +213,18 @@ describe("anchor (Algorithm 4)", () => {
     expect(d.anchor).toBe(resolveTarget(b, "tool_result_0000").boundaryNodeId);
   });
 
+  test("an eligible agent_action maps to the llm call that produced it (data edge), else to the next llm call (imported transcript)", () => {
+    const nodes: N[] = [TASK, ["llm_call_0000", "llm_call", { response: "report" }], ["agent_action_0000", "agent_action", { role: "assistant", content: "FACT: unit price of K-1 = [insert unit price] EUR." }], ["llm_call_0001", "llm_call", { response: "answer" }], ["agent_action_0001", "agent_action", { role: "assistant", content: "Final answer: 10.00" }]];
+    const recorded = trace(nodes, { llm: ["llm_call_0000", "llm_call_0001"], data: [["llm_call_0000", "agent_action_0000"], ["llm_call_0001", "agent_action_0001"]] });
+    const d = detectSymptoms(recorded);
+    expect(d.anchorNode).toBe("agent_action_0000");
+    expect(d.anchor).toBe("llm_call_0000");
+    expect(d.anchor).toBe(resolveTarget(recorded, "agent_action_0000").boundaryNodeId);
+    const imported = trace(nodes, { llm: ["llm_call_0000", "llm_call_0001"] });
+    expect(detectSymptoms(imported).anchor).toBe("llm_call_0001");
+    expect(resolveTarget(imported, "agent_action_0000").boundaryNodeId).toBe("llm_call_0001");
+  });
+
   test("an eligible node with no LLM boundary at or after it is skipped; a non-replayable bundle gets anchor null and an offline anchorNode", () => {
     const nodes: N[] = [TASK, ["llm_call_0000", "llm_call", { response: "ok" }], ["tool_result_0000", "tool_result", { error: { message: "late failure" } }]];
     const d = detectSymptoms(trace(nodes, { llm: ["llm_call_0000"] }));

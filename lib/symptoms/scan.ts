@@ -8,6 +8,7 @@
  */
 import type { BundleNode, NodeType, ReplayBundle } from "../bundle";
 import { NODE_TYPES } from "../bundle";
+import { producingLlmRecords } from "../replay/target";
 import { answerOf, isTaskNode, mainText, nodeAction, normUrl, quoteOf, taskConstraints, type Rec } from "./facts";
 import { FINAL_RE, VOLATILE_KEYS } from "./patterns";
 import type { RuleContext, Seen } from "./rule-context";
@@ -105,6 +106,15 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
   }
   const nextLlm = new Int32Array(n + 1).fill(-1);
   for (let i = n - 1; i >= 0; i--) nextLlm[i] = hasLlm[i] ? i : nextLlm[i + 1];
+  // an agent_action without its own llm record maps to the llm call that produced it (data edge)
+  const producers = producingLlmRecords(bundle);
+  const boundaryOf = (v: number): string | null => {
+    if (!hasLlm[v] && nodes[v].type === "agent_action") {
+      const p = producers.get(nodes[v].id);
+      if (p) return p.nodeId;
+    }
+    return nextLlm[v] >= 0 ? nodes[nextLlm[v]].id : null;
+  };
   const replayable = nextLlm[0] >= 0;
 
   let hasToolNodes = false;
@@ -227,7 +237,7 @@ export function scanRules(bundle: ReplayBundle): RuleScan {
 
     if (rules) {
       const cats = CATEGORIES.filter((k) => rules.some((r) => r.category === k));
-      triggered.push({ node, position: v, rules, triggered: cats, runtimeFailure, boundary: nextLlm[v] >= 0 ? nodes[nextLlm[v]].id : null });
+      triggered.push({ node, position: v, rules, triggered: cats, runtimeFailure, boundary: boundaryOf(v) });
     }
   }
   return { bundleId: bundle.id, nodeCount: n, replayable, triggered };

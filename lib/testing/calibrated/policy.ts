@@ -181,8 +181,12 @@ function clerk(task: ParsedTask, steps: ToolStep[], call: Call, decide: (p: Deci
   const lookups = steps.filter((s) => s.name === "lookup");
   const ok = lookups.filter((s) => s.obs?.status === "success");
   if (lookups.length === 0) {
-    // C4 trap: answers from the task's flyer price without calling the tool.
-    if (it.category === "C4") return { content: `FACT: unit price of ${it.sku} = ${price2(it.flyer)} EUR (from the flyer). Final answer: ${price2(it.flyer)} EUR per unit.` };
+    // C4 trap: answers from the task's flyer price without calling the tool. B is this call (the
+    // call that produces the symptom agent_action, where resolveTarget maps it): recovery looks the item up.
+    if (it.category === "C4") {
+      if (decide("B")) return call("lookup", { sku: it.sku });
+      return { content: `FACT: unit price of ${it.sku} = ${price2(it.flyer)} EUR (from the flyer). Final answer: ${price2(it.flyer)} EUR per unit.` };
+    }
     return call("lookup", { sku: it.sku });
   }
   if (it.category === "C3") {
@@ -199,7 +203,12 @@ function clerk(task: ParsedTask, steps: ToolStep[], call: Call, decide: (p: Deci
     if (decide("B")) return { content: fact(it.sku, it.price) };
     return { content: `FACT: unit price of ${it.sku} is unconfirmed after two identical lookups; using ${price2(ASSUMED_PRICE)} EUR.` };
   }
-  if (it.category === "C1") return { content: `FACT: unit price of ${it.sku} = [insert unit price] EUR (see the price tiers).` };
+  if (it.category === "C1") {
+    // C1 trap: the item has price tiers; the report holds a placeholder. B is this call (it produces
+    // the symptom agent_action): recovery reports the tier price for the task's quantity.
+    if (decide("B")) return { content: fact(it.sku, unitPriceFor(it, task.qty)) };
+    return { content: `FACT: unit price of ${it.sku} = [insert unit price] EUR (see the price tiers).` };
+  }
   return { content: fact(it.sku, it.price) };
 }
 
@@ -221,10 +230,8 @@ function solver(task: ParsedTask, firstUser: string, steps: ToolStep[], call: Ca
     if (lastCalc && lastCalc.args.expression === expr && lastCalc.obs?.status === "success") return answer();
     return call("calculator", { expression: expr });
   }
-  // Failing path: the report has no usable price. B for C1/C4 is the Solver's first call.
-  const first = steps.length === 0;
-  const position: DecisionPosition = first && (it.category === "C1" || it.category === "C4") ? "B" : "late";
-  if (decide(position)) return call("lookup", { sku: it.renamed ?? it.sku });
+  // Failing path: the report has no usable price (B, at the Clerk, did not recover): every Solver call is late.
+  if (decide("late")) return call("lookup", { sku: it.renamed ?? it.sku });
   if (!lastCalc) return call("calculator", { expression: `${task.qty} * ${price2(it.category === "C4" ? it.flyer : ASSUMED_PRICE)}` });
   return answer();
 }

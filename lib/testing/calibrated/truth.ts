@@ -2,14 +2,16 @@
  * The calibrated world's known probabilities (the "truth" an experiment's measured rates are
  * checked against, issue 13 item 8) and how the scripted model classifies what it was given.
  *
- * Every task sets a trap that ALWAYS springs (deterministic, README.md "Traps"), so every run of a
- * task shows the same Table 10 symptom at the same node. The model's only random decision in a run
- * is at the **repair boundary** B, the LLM call right after the symptom (the call lib/symptoms'
- * anchor maps to, Algorithm 4): it recovers with probability `recover[class]`, where the class is
- * what it sees there (nothing, a generic nudge, symptom-specific guidance, or a task text extended
- * by self-reflection / critic). A call after B on a path that did not recover ("late") recovers
- * with `late[class]`. Injections before the symptom change nothing (the trap still springs; B then
- * decides with `none`). Critic and self-reflection calls name the actual mistake with probability
+ * Every task sets a trap (README.md "Traps") that springs on every path that does not recover at B,
+ * so every failing run of a task shows the same Table 10 symptom at the same node. The model's only
+ * random decision in a run is at the **repair boundary** B, the LLM call the symptom node maps to
+ * (lib/replay resolveTarget, the call lib/symptoms' anchor maps to, Algorithm 4: for the C1/C4
+ * agent_action the Clerk's call that produced it, for the C2 tool_call / C3 tool_result the Clerk's
+ * next call): it recovers with probability `recover[class]`, where the class is what it sees there
+ * (nothing, a generic nudge, symptom-specific guidance, or a task text extended by self-reflection /
+ * critic). A call after B on a path that did not recover ("late") recovers with `late[class]`.
+ * Injections before B change nothing (the trap still springs; B then decides with `none`). Critic
+ * and self-reflection calls name the actual mistake with probability
  * `aux.critic` / `aux.reflection`.
  */
 import { CATEGORY_INFO } from "../../annotation/protocol";

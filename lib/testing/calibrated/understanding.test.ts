@@ -80,19 +80,22 @@ describe("the world understands the cause, not the template", () => {
     const task = generateSuite(13).find((t) => t.item.category === "C1")!;
     const decisions: Decision[] = [];
     const respond = calibratedResponder({ seed: 13, session: "understanding", truth: DEFAULT_TRUTH, onDecision: (d) => decisions.push(d) });
-    const solverAtB = (guidance: string, user: string): ChatRequest => ({
+    // B for C1: the Clerk's call that writes the placeholder (after its lookup), where resolveTarget maps the symptom agent_action
+    const clerkAtB = (guidance: string, user: string): ChatRequest => ({
       model: "calibrated-model",
       user,
       messages: [
-        { role: "system", content: "You are the Solver of a two-agent team." },
-        { role: "user", content: `Task: ${task.prompt}\n\nClerk's report:\nFACT: unit price of ${task.item.sku} = [insert unit price] EUR (see the price tiers).` },
+        { role: "system", content: "You are the Clerk of a two-agent team." },
+        { role: "user", content: `Task: ${task.prompt}` },
+        { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup", arguments: JSON.stringify({ sku: task.item.sku }) } }] },
+        { role: "tool", tool_call_id: "call_1", content: JSON.stringify({ status: "success", sku: task.item.sku, unit_price: null, price_tiers: task.item.tiers, currency: "EUR" }) },
         { role: "user", content: guidance },
       ],
     });
     const N = 400;
     const rate = (texts: string[], tag: string) => {
       decisions.length = 0;
-      for (let i = 0; i < N; i++) respond(solverAtB(texts[i % texts.length], `${tag}-${i}`));
+      for (let i = 0; i < N; i++) respond(clerkAtB(texts[i % texts.length], `${tag}-${i}`));
       expect(decisions.every((d) => d.position === "B")).toBe(true);
       return decisions.filter((d) => d.hit).length;
     };

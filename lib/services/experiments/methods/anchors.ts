@@ -2,12 +2,14 @@
  * Where the node-level methods intervene (pure functions of the source bundle and the settings):
  * the detector anchor (Suspicious-Node, Node Resample, Generic Nudge), a seeded random node, the
  * last node. Each returns the chosen SOURCE node, or a skip reason. The replay maps a node to the
- * LLM boundary where guidance acts (lib/replay resolveTarget) in native mode, and cuts the
+ * LLM boundary where guidance acts (lib/replay resolveTarget: an agent_action to the llm call that
+ * produced it, other nodes to the first llm call at or after them) in native mode, and cuts the
  * conversation right before it in transcript mode.
  */
 import { uniformInt } from "pure-rand/distribution/uniformInt";
 import { xoroshiro128plus } from "pure-rand/generator/xoroshiro128plus";
 import type { BundleNode, ReplayBundle } from "../../../bundle";
+import { producingLlmRecords } from "../../../replay";
 import { detectSymptoms, type Category, type DetectionResult } from "../../../symptoms";
 import { replayModeOf } from "./common";
 import type { ExperimentCaseInput, ExperimentSettings } from "./types";
@@ -43,7 +45,7 @@ export function suspiciousAnchor(c: ExperimentCaseInput, s: ExperimentSettings):
   const d = detectionOf(c.bundle);
   const none = (skip: string): SuspiciousAnchor => ({ nodeId: null, categories: null, evidence: null, skip });
   if (!d.anchorNode) return none(`the symptom detector found no eligible node (c_f ≥ ${d.threshold} with a confirmed category) in case ${c.caseId}`);
-  if (replayModeOf(c, s) === "native" && !d.anchor) return none(`the detector's eligible node ${d.anchorNode} has no LLM boundary at or after it: a native replay cannot act there`);
+  if (replayModeOf(c, s) === "native" && !d.anchor) return none(`the detector's eligible node ${d.anchorNode} maps to no LLM boundary (resolveTarget): a native replay cannot act there`);
   const node = d.nodes.find((n) => n.id === d.anchorNode)!;
   const quotes: string[] = [];
   for (const r of node.rules) {
@@ -65,9 +67,10 @@ function ordered(b: ReplayBundle): BundleNode[] {
 }
 
 /**
- * Nodes an intervention can act at. Native: every non-task node with an LLM record at or after it
- * in the observed order (the resolveTarget rule). Transcript: every non-task node (the
- * conversation is cut before it).
+ * Nodes an intervention can act at. Native: every non-task node that maps to an LLM boundary (the
+ * resolveTarget rule): one with an LLM record at or after it in the observed order, or an
+ * agent_action after the last one whose producing llm call is known (it maps to that call).
+ * Transcript: every non-task node (the conversation is cut before it).
  */
 export function interventionCandidates(c: ExperimentCaseInput, s: ExperimentSettings): string[] {
   const nodes = ordered(c.bundle);
@@ -77,7 +80,8 @@ export function interventionCandidates(c: ExperimentCaseInput, s: ExperimentSett
   nodes.forEach((n, i) => {
     if (llm.has(n.id)) last = i;
   });
-  return nodes.slice(0, last + 1).filter((n) => !isTask(n)).map((n) => n.id);
+  const producers = producingLlmRecords(c.bundle);
+  return nodes.filter((n, i) => !isTask(n) && (i <= last || (n.type === "agent_action" && producers.has(n.id)))).map((n) => n.id);
 }
 
 /**

@@ -18,6 +18,7 @@ import { startToolServer, type ToolServer } from "../../../../mas/tools/server";
 import { DEMO_TASK } from "../../../../mas/scripted-policy";
 import { CONTROL_GUIDANCE, CRITIC_SYSTEM_PROMPT, REPAIR_SIGNALS, annotatedNodeGuidance, criticTaskPrompt, rerunTaskPrompt, selfReflectionTaskPrompt, suspiciousNodeGuidance } from "../../../experiments/prompts";
 import { recordRun } from "../../replay";
+import { resolveTarget } from "../../../replay";
 import { builtinRunners, type RegisteredRunner } from "../../runners";
 import { detectionOf, interventionCandidates, lastAnchor, randomAnchor, suspiciousAnchor } from "./anchors";
 import { methodLevel } from "../../../experiments/methods";
@@ -264,6 +265,19 @@ describe("node-level methods (one selective replay; scripted local OpenAI-compat
     for (const p of picks) expect(cands).toContain(p);
     expect(new Set(picks).size).toBeGreaterThan(1);
     expect(cands).not.toContain(source.order[0]); // the task node
+    // native candidates = exactly the non-task nodes resolveTarget maps (a trailing agent_action → the call that produced it)
+    const maps = (id: string) => {
+      try {
+        resolveTarget(source, id);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(cands).toEqual(source.order.slice(1).filter(maps));
+    const lastAction = source.order.filter((id) => source.graph.nodes.find((n) => n.id === id)?.type === "agent_action").at(-1)!;
+    expect(cands).toContain(lastAction);
+    expect(resolveTarget(source, lastAction).boundaryNodeId).toBe(source.records.filter((r) => r.boundary === "llm").at(-1)!.nodeId);
     const { out } = await attempt("random-node", { seed: 3 });
     expect(out.status, JSON.stringify(out.error)).toBe("failed");
     expect(out).toMatchObject({ anchorNodeId: randomAnchor(c, s, 3).nodeId, guidance: CONTROL_GUIDANCE });
