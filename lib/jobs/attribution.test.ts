@@ -80,7 +80,10 @@ describe("attribution jobs on the job layer", () => {
     const other = await worker.runNext(); // the queued job first; the dead one's lease still runs
     expect(other).not.toBe(dead!.id);
     expect(await worker.runNext()).toBeNull();
-    await sleep(deadUntil - Date.now() + 100);
+    // wait past the lease the claim actually stored (set when the claim ran, which under load is
+    // later than `deadUntil` computed before it)
+    const lease = (await h.db.attributionJob.findUniqueOrThrow({ where: { id: dead!.id }, select: { leaseUntil: true } })).leaseUntil!.getTime();
+    await sleep(Math.max(deadUntil, lease) - Date.now() + 100);
     expect(await worker.runNext()).toBe(dead!.id);
     const row = await h.db.attributionJob.findUniqueOrThrow({ where: { id: dead!.id } });
     expect(row).toMatchObject({ status: "done", claims: 2, workerId: worker.id });
