@@ -15,6 +15,8 @@ const envSchema = z.object({
   SYMTRACE_REPLAY_MODEL: z.string().optional(),
   /** The real tool server live tool calls of a replay go to. */
   SYMTRACE_REPLAY_TOOL_UPSTREAM: z.string().url().optional(),
+  /** Live Anthropic Messages endpoint of replays, without /v1 (default: SYMTRACE_REPLAY_UPSTREAM without its /v1: one server speaking both). */
+  SYMTRACE_REPLAY_ANTHROPIC_UPSTREAM: z.string().url("SYMTRACE_REPLAY_ANTHROPIC_UPSTREAM must be a URL (without /v1)").optional(),
   /**
    * "1" when SYMTRACE_REPLAY_UPSTREAM is the scripted stand-in model (set by the demo starter,
    * scripts/replay-stack.ts): runs record `scripted: true` and the UI labels their results.
@@ -44,7 +46,7 @@ const envSchema = z.object({
 
 /**
  * The live endpoint settings of replays (null when not configured: replays verify the prefix
- * only): `{ upstream, model, toolUpstream, scripted }`; `scripted` is true when the upstream is
+ * only): `{ upstream, model, toolUpstream, anthropicUpstream, scripted }`; `scripted` is true when the upstream is
  * the scripted stand-in model (SYMTRACE_REPLAY_SCRIPTED=1 with an upstream set).
  */
 export function replaySettings(env: Env = readEnv()) {
@@ -52,6 +54,7 @@ export function replaySettings(env: Env = readEnv()) {
     upstream: env.SYMTRACE_REPLAY_UPSTREAM ?? null,
     model: env.SYMTRACE_REPLAY_MODEL ?? null,
     toolUpstream: env.SYMTRACE_REPLAY_TOOL_UPSTREAM ?? null,
+    anthropicUpstream: env.SYMTRACE_REPLAY_ANTHROPIC_UPSTREAM ?? null,
     scripted: env.SYMTRACE_REPLAY_SCRIPTED === "1" && !!env.SYMTRACE_REPLAY_UPSTREAM,
   };
 }

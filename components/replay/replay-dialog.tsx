@@ -17,6 +17,8 @@ interface TargetInfo {
   seq: number | null;
   rule: string;
   upstream: string | null;
+  /** Where the case's Anthropic Messages calls go live; null when it made none. */
+  anthropicUpstream?: string | null;
   model: string | null;
   /** The upstream is the scripted stand-in model (demo default): results are scripted. */
   scripted?: boolean;
@@ -127,6 +129,12 @@ export function ReplayDialog({ caseKey, nodeId, onClose, onStarted }: { caseKey:
             <p className="text-xs" data-testid="replay-endpoint">
               Live endpoint: {info.upstream ? <span className="font-mono">{info.upstream}</span> : <span className="text-amber-800">not configured (SYMTRACE_REPLAY_UPSTREAM): the prefix is verified and the run stops at the boundary</span>} · model{" "}
               <span className="font-mono">{info.model ?? "the bundle's"}</span>
+              {info.anthropicUpstream ? (
+                <>
+                  {" "}
+                  · Anthropic calls: <span className="font-mono">{info.anthropicUpstream}/v1/messages</span>
+                </>
+              ) : null}
               {info.scripted ? (
                 <>
                   {" "}

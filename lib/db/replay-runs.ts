@@ -37,6 +37,8 @@ export interface ReplayEndpoint {
   upstream: string | null;
   model?: string | null;
   toolUpstream?: string | null;
+  /** Anthropic Messages base URL (without /v1); null: derived from `upstream`. */
+  anthropicUpstream?: string | null;
   /** MAS command to run natively (overrides the bundle's config.runner.command). */
   command?: string[] | null;
   /** True when `upstream` is the scripted stand-in model (demo): results are labelled as scripted. */
@@ -150,6 +152,7 @@ export function parseEndpoint(text: string | null | undefined): ReplayEndpoint {
     upstream: typeof e.upstream === "string" ? e.upstream : null,
     model: typeof e.model === "string" ? e.model : null,
     toolUpstream: typeof e.toolUpstream === "string" ? e.toolUpstream : null,
+    ...(typeof e.anthropicUpstream === "string" ? { anthropicUpstream: e.anthropicUpstream } : {}),
     ...(Array.isArray(e.command) ? { command: e.command.map(String) } : {}),
     ...(e.scripted === true ? { scripted: true } : {}),
   };
@@ -204,7 +207,9 @@ function cleanEndpoint(e: ReplayEndpoint): ReplayEndpoint {
   };
   const out: ReplayEndpoint = { upstream: str(e.upstream, "upstream"), model: str(e.model, "model"), toolUpstream: str(e.toolUpstream, "toolUpstream") };
   if (e.scripted === true && out.upstream) out.scripted = true;
-  for (const [k, v] of [["upstream", out.upstream], ["toolUpstream", out.toolUpstream]] as const) {
+  const anthropic = str(e.anthropicUpstream, "anthropicUpstream");
+  if (anthropic) out.anthropicUpstream = anthropic;
+  for (const [k, v] of [["upstream", out.upstream], ["toolUpstream", out.toolUpstream], ["anthropicUpstream", anthropic]] as const) {
     if (v && !/^https?:\/\//i.test(v)) throw new ReplayRunError("invalid", `endpoint.${k} must be an http(s) URL; got "${v}"`);
   }
   if (e.command != null) {

@@ -15,6 +15,8 @@ export interface JobReplaySpec {
   guidance: string;
   upstream: string | null;
   toolUpstream: string | null;
+  /** Anthropic Messages base URL (without /v1); absent: derived from `upstream`. */
+  anthropicUpstream?: string | null;
   model?: string;
   /** A command set by server code on the run (never from the bundle). */
   command?: string[];

@@ -57,7 +57,7 @@ export function replayBoundary(bundle: ReplayBundle, plan: ReplayPlan, node: str
  */
 export async function describeReplayTarget(
   db: Db,
-  o: { viewer: Viewer; caseId: string; node: string; registry: readonly RegisteredRunner[]; settings: { upstream: string | null; model: string | null; toolUpstream: string | null; scripted?: boolean } },
+  o: { viewer: Viewer; caseId: string; node: string; registry: readonly RegisteredRunner[]; settings: { upstream: string | null; model: string | null; toolUpstream: string | null; anthropicUpstream?: string | null; scripted?: boolean } },
 ): Promise<{ status: number; body: Record<string, unknown> }> {
   const bundle = await exportBundle(db, { caseId: o.caseId });
   if (!bundle) return { status: 404, body: { error: "no such case" } };
@@ -79,6 +79,8 @@ export async function describeReplayTarget(
       upstream: o.settings.upstream,
       model: o.settings.model ?? bundle.config.model ?? null,
       toolUpstream: o.settings.toolUpstream,
+      // where the case's Anthropic Messages calls go live (null: it made none): the set endpoint, else the upstream without /v1
+      anthropicUpstream: bundle.records.some((r) => (r.meta as { protocol?: unknown } | undefined)?.protocol === "anthropic-messages") ? (o.settings.anthropicUpstream ?? (o.settings.upstream ? o.settings.upstream.replace(/\/+$/, "").replace(/\/v1$/, "") : null)) : null,
       scripted: o.settings.scripted === true && !!o.settings.upstream,
       guidance: guidanceFromAnnotation(source, o.node),
       guidanceFrom: ann.final ? "final annotation" : ann.own ? "your annotation" : null,

@@ -70,6 +70,7 @@ export async function buildReplaySpec(
     guidance: run.guidance,
     upstream: e.upstream,
     toolUpstream: e.toolUpstream ?? null,
+    ...(e.anthropicUpstream ? { anthropicUpstream: e.anthropicUpstream } : {}),
     ...(e.model ? { model: e.model } : {}),
     ...(e.command ? { command: e.command } : {}),
     newBundleId: `${source.id}~replay-${run.id}`,
