@@ -78,6 +78,12 @@ describe("record and replay a reference MAS (scripted local OpenAI-compatible se
     writeFileSync(failing, "process.exit(1);\n");
     const cmd = await recordMas("orchestrator", path.join(dir, "judged2.bundle.json"), ["--evaluator", `node ${failing}`]);
     expect(cmd.outcome).toMatchObject({ passed: false });
+    // an evaluator that gives no verdict (exit 2) leaves the outcome unknown, and the command says so
+    const unsure = path.join(dir, "unsure-evaluator.mjs");
+    writeFileSync(unsure, "console.error('cannot judge this task'); process.exit(2);\n");
+    const r = await recordCommand(["--out", path.join(dir, "judged3.bundle.json"), "--upstream", llm.url, "--tool-upstream", tools.url, "--task", DEMO_TASK, "--evaluator", `node ${unsure}`, "--", ...MAS("orchestrator")]);
+    expect(r.code).toBe(0);
+    expect((r.output as { warnings?: string[] }).warnings?.[0]).toMatch(/gave no verdict, so the case's outcome stays unknown/);
   }, 60_000);
 
   test("exact prefix reconstruction to a middle node with guidance: exit 0, valid bundle, prefix identical, suffix live, guidance only in the first live request", async () => {

@@ -180,6 +180,12 @@ export async function recordCommand(args: string[]): Promise<Result> {
       const outcome = await evaluateReplay(bundle, named?.command ?? evaluatorArg, { thread: true });
       if (outcome) bundle.outcome = { ...outcome, evaluator: named?.name ?? outcome.evaluator } as ReplayBundle["outcome"];
       Object.assign(summary, { outcome: { passed: outcome?.passed ?? null, evaluator: named?.name ?? evaluatorArg } });
+      if (outcome?.passed == null) {
+        // no verdict: say why here, not only inside the bundle (an empty task is the usual cause)
+        const d = outcome?.details as { error?: unknown } | null | undefined;
+        const why = typeof d?.error === "string" ? d.error : "the evaluator gave no verdict (exit code other than 0 or 1)";
+        Object.assign(summary, { warnings: [`--evaluator ${evaluatorArg} gave no verdict, so the case's outcome stays unknown: ${why.slice(0, 300)}${task.prompt ? "" : " (the bundle has no task: pass --task or set SYMTRACE_TASK)"}`] });
+      }
     }
     writeOut(out, bundle);
     if (rec.masExitCode !== 0) {

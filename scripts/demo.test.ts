@@ -77,6 +77,10 @@ describe("the demo's finished experiment (demo/experiment)", () => {
         const c = await h.db.case.findUnique({ where: { bundleId: a.bundleId! }, select: { sourceDataset: true } });
         expect(c?.sourceDataset).toBe("experiment");
       }
+      // the method's own tokens survive the import (the critic's call), so a report rebuilt from the rows keeps them
+      const own = (doc.attempts as { auxTokens?: number }[]).reduce((n, a) => n + (a.auxTokens ?? 0), 0);
+      expect(own).toBeGreaterThan(0);
+      expect((await h.db.experimentAttempt.aggregate({ where: { experimentId: doc.experiment }, _sum: { auxTokens: true } }))._sum.auxTokens).toBe(own);
       const sources = await h.db.experimentCase.findMany({ where: { experimentId: doc.experiment }, select: { caseId: true, primaryCategory: true } });
       expect(sources.every((s) => s.caseId && s.primaryCategory)).toBe(true);
       expect(await seedDemoExperiment(h.db)).toEqual({ status: "skipped", bundles: 0 });

@@ -1,8 +1,9 @@
 import type { Metadata } from "next";
-import { getDb, listCaseFacets } from "@/lib/db";
+import { getDb, listCaseFacets, pooledViewGate } from "@/lib/db";
 import { listReleases } from "@/lib/services/release-store";
 import { requireViewer } from "@/lib/session";
 import { SelectField } from "@/components/ui/select-field";
+import { BlindnessNotice } from "@/components/ui/blindness-notice";
 import { createReleaseAction } from "./actions";
 
 export const dynamic = "force-dynamic";
@@ -16,7 +17,10 @@ const fileHref = (name: string, rel: string) => `/api/releases/${encodeURICompon
  * as `symtrace release export` does; each release downloads as one .tar.gz or file by file.
  */
 export default async function ReleasesPage({ searchParams }: { searchParams: Promise<Record<string, string | string[] | undefined>> }) {
-  await requireViewer("researcher", "admin");
+  const viewer = await requireViewer("researcher", "admin");
+  // releases hold everyone's annotations: closed while the viewer has own unsubmitted assignments
+  const gate = await pooledViewGate(getDb(), viewer, "releases");
+  if (!gate.open) return <BlindnessNotice reason={gate.refusal!} />;
   const sp = await searchParams;
   const created = typeof sp.created === "string" ? sp.created : null;
   const error = typeof sp.error === "string" ? sp.error : null;

@@ -53,6 +53,14 @@ describe("report tables", () => {
     expect(cellText(m, "cell-rep3-rerun-all")).toMatch(/^50\.00 1\/2 /);
     expect(cellText(m, "cell-rep1-suspicious-node-AG2")).toBe("66.67 1.33/2");
     expect(m).toContain('href="/experiments/exp1?method=rerun&amp;mas=AG2#attempts"');
+    expect(m).not.toContain("rep-not-measured");
+  });
+  test("Table 2 without a reproduction judge: every cell '—' and the page says rep_k is not measured", () => {
+    const unjudged = summarizeExperiment({ ...input, attemptsRecords: input.attemptsRecords.map((r) => ({ ...r, reproduced: null })), judged: false });
+    const m = html(<ReproductionTable report={unjudged} basePath={base} />);
+    expect(m).toContain('data-testid="rep-not-measured"');
+    expect(m).toContain("No reproduction judge ran: rep_1 and rep_3 are not measured");
+    expect(cellText(m, "cell-rep1-rerun-all")).toBe("—");
   });
   test("Table 3 layout: MAS rows, category rows, total; notes for errors/skips/pending", () => {
     const m = html(<RepairGroupsTable report={report} basePath={base} />);

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { MARS_REPORT_NOTE, methodLabel, type ExperimentReport, type GroupRow, type MethodCell, type RateCI } from "@/lib/experiments";
+import { MARS_REPORT_NOTE, methodLabel, NO_JUDGE_NOTE, type ExperimentReport, type GroupRow, type MethodCell, type RateCI } from "@/lib/experiments";
 import { cellHref, ciPct, pct, points, pValue } from "./format";
 
 const TH = "px-2 py-1.5 font-medium";
@@ -20,7 +20,14 @@ const groupLabel = (g: GroupRow) => (g.kind === "total" ? "Total" : g.kind === "
 export function ReproductionTable({ report, basePath }: { report: ExperimentReport; basePath: string }) {
   const groups = report.byMas;
   const methods = Object.keys(report.methods);
+  const unjudged = report.meta.notes.includes(NO_JUDGE_NOTE);
   return (
+    <>
+    {unjudged ? (
+      <p className="mb-2 text-xs text-amber-800" data-testid="rep-not-measured">
+        Not measured: {NO_JUDGE_NOTE}
+      </p>
+    ) : null}
     <table className="w-full text-left text-sm" data-testid="reproduction-table">
       <thead className="border-b border-slate-200 text-xs text-slate-500">
         <tr>
@@ -49,6 +56,7 @@ export function ReproductionTable({ report, basePath }: { report: ExperimentRepo
         ))}
       </tbody>
     </table>
+    </>
   );
 }
 

@@ -96,6 +96,7 @@ export async function importExperimentDocument(db: Db, doc: ExperimentDocument):
           promptTokens: a.tokens?.prompt ?? 0,
           completionTokens: a.tokens?.completion ?? 0,
           tokens: a.tokens?.total ?? 0,
+          auxTokens: a.auxTokens ?? 0,
           masMs: a.masMs ?? 0,
           error: a.error,
           skipReason: a.skipReason,

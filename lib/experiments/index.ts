@@ -17,7 +17,7 @@ export {
   seed32,
 } from "./stats";
 export type { PairedDiff } from "./stats";
-export { ALL, NO_CATEGORY, summarizeExperiment, toCliObject } from "./report";
+export { ALL, NO_CATEGORY, NO_JUDGE_NOTE, summarizeExperiment, toCliObject } from "./report";
 export { attemptRecordOf, reportOfDocument } from "./document";
 export type { ExperimentDocumentInput, StoredAttempt } from "./document";
 export { METHOD_CATALOG, METHOD_NAMES, METHOD_LABELS, TASK_LEVEL_METHODS, CORRECTION_METHODS, MATCHED_CONTROLS, CALIBRATED_METHODS, methodDescriptor, methodLabel, methodLevel, isMethodName, parseMethodList, type MethodDescriptor, type MethodName } from "./methods";
