@@ -130,7 +130,7 @@ const asEnv = (e: Record<string, string>) => e as unknown as NodeJS.ProcessEnv;
 describe("replaySettings().scripted (the label the app records on runs)", () => {
   it("is true only for the starter's scripted upstream", () => {
     const standin = demoReplayEnv({}, { llmPort: 3101, toolPort: 3102, root: "/r" }).set;
-    expect(replaySettings(readEnv(asEnv(standin)))).toEqual({ upstream: "http://127.0.0.1:3101/v1", model: "scripted-model", toolUpstream: "http://127.0.0.1:3102", scripted: true });
+    expect(replaySettings(readEnv(asEnv(standin)))).toEqual({ upstream: "http://127.0.0.1:3101/v1", model: "scripted-model", toolUpstream: "http://127.0.0.1:3102", anthropicUpstream: null, scripted: true });
     expect(replaySettings(readEnv(asEnv({ SYMTRACE_REPLAY_SCRIPTED: "1" }))).scripted).toBe(false);
     expect(replaySettings(readEnv(asEnv({ SYMTRACE_REPLAY_UPSTREAM: "https://api.example.com/v1" }))).scripted).toBe(false);
   });
